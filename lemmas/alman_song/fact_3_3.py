@@ -1,0 +1,65 @@
+"""Fact 3.3 (norm inequality), Section 3.1.
+
+As printed:
+    Fact 3.3 (Norm inequality). For any matrices A, B we have (1) ||AB||_1 <= ||A||_1 ||B||_1,
+    (2) ||AB||_inf <= ||A||_inf ||B||_inf, (3) ||AB||_1 <= ||A||_1 ||B||_inf.
+
+Reading.  Section 3.1 defines both norms entrywise for matrices: ||A||_1 = sum_{j,l} |A_jl|
+and ||A||_inf = max_{j,l} |A_jl|.  A is m x k and B is k x p.
+
+Hand derivation.
+(1) holds: |sum_t A_it B_tj| <= sum_t |A_it||B_tj|, and summing over i, j gives a sub-sum of
+    sum_{i,t,t',j} |A_it||B_t'j| = ||A||_1 ||B||_1.  Equality holds for entrywise nonnegative
+    rank-one products (k = 1), where float64 rounding makes the margin go slightly negative:
+    the case the re-check exists for.
+(2) fails for k >= 2: |(AB)_ij| <= k ||A||_inf ||B||_inf and the constant k is reached by
+    A = (1 1), B = (1 1)^T: ||AB||_inf = 2 > 1.  It holds for k = 1.
+(3) fails for p >= 2: ||AB||_1 <= p ||A||_1 ||B||_inf, reached by A = (1), B = (1 1):
+    ||AB||_1 = 2 > 1.  It holds for p = 1.
+"""
+
+from verifier import Claim, Dim, Matrix, Part
+
+from . import PAPER
+
+claim = Claim(
+    id="3.3",
+    kind="fact",
+    paper=PAPER,
+    location="Section 3.1",
+    title="Norm inequality",
+    statement="For any matrices A, B: (1) ||AB||_1 <= ||A||_1 ||B||_1, (2) ||AB||_inf <= ||A||_inf ||B||_inf, (3) ||AB||_1 <= ||A||_1 ||B||_inf.",
+    latex=r"\|AB\|_1 \le \|A\|_1\|B\|_1,\quad \|AB\|_\infty \le \|A\|_\infty\|B\|_\infty,\quad \|AB\|_1 \le \|A\|_1\|B\|_\infty",
+    notes="Both norms are entrywise (Section 3.1): ||A||_1 = sum |A_jl|, ||A||_inf = max |A_jl|. A is m x k, B is k x p.",
+    dims=[Dim("m", 1, 5), Dim("k", 1, 5), Dim("p", 1, 5)],
+    variables=[Matrix("A", "m", "k"), Matrix("B", "k", "p")],
+    parts=[
+        Part(
+            "1",
+            lhs=lambda ctx, v: ctx.norm_1(v.A @ v.B),
+            rhs=lambda ctx, v: ctx.norm_1(v.A) * ctx.norm_1(v.B),
+            statement="||AB||_1 <= ||A||_1 * ||B||_1",
+            latex=r"\|AB\|_1 \le \|A\|_1 \cdot \|B\|_1",
+            lhs_text="||AB||_1",
+            rhs_text="||A||_1 ||B||_1",
+        ),
+        Part(
+            "2",
+            lhs=lambda ctx, v: ctx.norm_inf(v.A @ v.B),
+            rhs=lambda ctx, v: ctx.norm_inf(v.A) * ctx.norm_inf(v.B),
+            statement="||AB||_inf <= ||A||_inf * ||B||_inf",
+            latex=r"\|AB\|_\infty \le \|A\|_\infty \cdot \|B\|_\infty",
+            lhs_text="||AB||_inf",
+            rhs_text="||A||_inf ||B||_inf",
+        ),
+        Part(
+            "3",
+            lhs=lambda ctx, v: ctx.norm_1(v.A @ v.B),
+            rhs=lambda ctx, v: ctx.norm_1(v.A) * ctx.norm_inf(v.B),
+            statement="||AB||_1 <= ||A||_1 * ||B||_inf",
+            latex=r"\|AB\|_1 \le \|A\|_1 \cdot \|B\|_\infty",
+            lhs_text="||AB||_1",
+            rhs_text="||A||_1 ||B||_inf",
+        ),
+    ],
+)

@@ -1,0 +1,205 @@
+"""Re-check and certificate: float64 never decides.
+
+A float candidate with a negative margin is only a *suspect*.  Its inputs are taken as the
+exact rationals the floats stand for, re-evaluated at ``dps`` significant digits (the
+numbers people read), and then proved:
+
+* exactly, in rational arithmetic, when the claim never leaves the rationals;
+* otherwise in rigorous ball arithmetic: the violation is certified when the whole ball
+  enclosing the margin lies below zero, with the precision escalated while it straddles;
+* a strict claim (``<``) fails where both sides are equal, which no enclosure can show:
+  that needs a symbolic proof (sympy) that the margin is exactly zero.
+
+Every hypothesis must be certified to hold at the same point, with the same methods.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Mapping
+
+import mpmath
+import numpy as np
+import sympy
+
+from .claims import Check
+from .contexts import BallContext, ExactContext, MPContext, NotRational, SymbolicContext, to_fraction
+
+EXACT = ExactContext()
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """What the certifier established at one exact point."""
+
+    status: str  # violated | holds | tight | hypothesis-fails | undecided
+    method: str  # exact | interval | none
+    lhs: Any = None  # mpmath values at dps, for display
+    rhs: Any = None
+    margin: Any = None
+    detail: str = ""
+    exact_margin: Fraction | None = None
+    exact_lhs: Fraction | None = None
+    exact_rhs: Fraction | None = None
+    ball_values: tuple | None = None  # (lhs, rhs, margin) enclosures when balls decided
+
+    @property
+    def violated(self) -> bool:
+        return self.status == "violated"
+
+
+class Certifier:
+    """Decides the sign of a check's margin at an exact rational point."""
+
+    def __init__(self, dps: int = 50, max_escalations: int = 3, symbolic_max_entries: int = 64):
+        if dps < 15:
+            raise ValueError(f"dps must be at least 15, got {dps}")
+        self.dps = dps
+        self.max_escalations = max_escalations
+        self.symbolic_max_entries = symbolic_max_entries
+
+    # ------------------------------------------------------------------------------
+    def certify(self, check: Check, data: Mapping[str, np.ndarray], dims: Mapping[str, int]) -> Certificate:
+        mp = MPContext(self.dps)
+        try:
+            ev = check.evaluate(mp, mp.convert(data), dims, with_hypotheses=False)
+            shown = (ev.lhs[0], ev.rhs[0], ev.margin[0])
+        except (ZeroDivisionError, ValueError, OverflowError):
+            shown = (None, None, None)
+        try:
+            cert = self._exact(check, data, dims)
+        except NotRational:
+            cert = self._ball(check, data, dims)
+        if cert.ball_values is not None:
+            # the enclosure knows its own accuracy; plain mpmath can lose digits to cancellation
+            shown = tuple(_ball_mid(b, self.dps) for b in cert.ball_values)
+        return dataclasses.replace(cert, lhs=shown[0], rhs=shown[1], margin=shown[2])
+
+    # ------------------------------------------------------------------------------
+    def _exact(self, check, data, dims) -> Certificate:
+        try:
+            ev = check.evaluate(EXACT, EXACT.convert(data), dims)
+        except ZeroDivisionError as exc:
+            return Certificate("hypothesis-fails", "exact", detail=f"division by zero ({exc})")
+        for hyp, h in zip(check.hypotheses, ev.hypotheses):
+            h = h[0]
+            if h < 0 or (hyp.strict and h == 0):
+                return Certificate("hypothesis-fails", "exact", detail=f"hypothesis fails exactly: {hyp.text}")
+        m = ev.margin[0]
+        m_frac, lhs, rhs = to_fraction(m), _frac_or_none(ev.lhs[0]), _frac_or_none(ev.rhs[0])
+        if m < 0 or (check.strict and m == 0):
+            how = "equal" if m == 0 else "margin < 0"
+            return Certificate("violated", "exact", detail=f"exact rational arithmetic: {how}", exact_margin=m_frac, exact_lhs=lhs, exact_rhs=rhs)
+        status = "tight" if m == 0 else "holds"
+        return Certificate(status, "exact", detail="exact rational arithmetic", exact_margin=m_frac, exact_lhs=lhs, exact_rhs=rhs)
+
+    def _ball(self, check, data, dims) -> Certificate:
+        prec = int(self.dps * 3.33) + 32
+        last = None
+        for _ in range(self.max_escalations + 1):
+            ball = BallContext(prec)
+            try:
+                ev = check.evaluate(ball, ball.convert(data), dims)
+            except ZeroDivisionError as exc:
+                return Certificate("hypothesis-fails", "interval", detail=f"division by zero ({exc})")
+            hyp_state = "hold"
+            for hyp, h in zip(check.hypotheses, ev.hypotheses):
+                h = h[0]
+                if not h.is_finite():
+                    hyp_state = "undecided"
+                elif h.upper() < 0 or (hyp.strict and h.upper() <= 0):
+                    return Certificate("hypothesis-fails", "interval", detail=f"hypothesis fails: {hyp.text}")
+                elif not (h.lower() > 0 or (not hyp.strict and h.lower() >= 0)):
+                    hyp_state = "undecided"
+            m = ev.margin[0]
+            last = m
+            if hyp_state == "hold" and m.is_finite():
+                shown = dict(exact_margin=None, ball_values=(ev.lhs[0], ev.rhs[0], m))
+                if m.upper() < 0:
+                    return Certificate("violated", "interval", detail=f"ball arithmetic at {prec} bits: margin in {_ball_text(m)} < 0", **shown)
+                if m.lower() > 0 or (not check.strict and m.lower() >= 0):
+                    return Certificate("holds", "interval", detail=f"ball arithmetic at {prec} bits", **shown)
+            prec *= 2
+        if hyp_state != "hold":
+            return Certificate("undecided", "none", detail="a hypothesis could not be certified at this point")
+        # The enclosure straddles zero at every precision: the point is (numerically) an
+        # equality case.  A strict claim fails there only if the margin is exactly zero.
+        if check.strict and self._symbolically_zero(check, data, dims):
+            return Certificate("violated", "exact", detail="both sides are exactly equal (symbolic proof)", exact_margin=Fraction(0))
+        return Certificate("tight", "none", detail=f"margin within {_ball_text(last)} at {prec // 2} bits")
+
+    def _symbolically_zero(self, check, data, dims) -> bool:
+        if sum(np.size(x) for x in data.values()) > self.symbolic_max_entries:
+            return False
+        sym = SymbolicContext()
+        try:
+            ev = check.evaluate(sym, sym.convert(data), dims, with_hypotheses=False)
+            return sympy.simplify(ev.margin[0]) == 0
+        except Exception:  # sympy may fail on large expressions; then no proof
+            return False
+
+
+def _ball_mid(b, dps):
+    with mpmath.workdps(dps + 10):
+        return mpmath.mpf(b.mid().str(dps + 10, radius=False))
+
+
+def _frac_or_none(x):
+    try:
+        return to_fraction(x)
+    except TypeError:
+        return None
+
+
+def _ball_text(b) -> str:
+    try:
+        return b.str(5, radius=True)
+    except Exception:
+        return str(b)
+
+
+def decimal_string(value: Any, dps: int) -> str:
+    """A number as a decimal string: exact when it terminates within dps digits."""
+    if value is None:
+        return "nan"
+    if isinstance(value, Fraction) or not isinstance(value, mpmath.mpf):
+        try:
+            f = to_fraction(value)
+        except (TypeError, ValueError):
+            f = None
+        if f is not None:
+            exact = _terminating_decimal(f, dps)
+            if exact is not None:
+                return exact
+            with mpmath.workdps(dps):
+                return mpmath.nstr(mpmath.mpf(f.numerator) / f.denominator, dps)
+    with mpmath.workdps(dps):
+        return mpmath.nstr(mpmath.mpf(value), dps)
+
+
+def _terminating_decimal(f: Fraction, dps: int) -> str | None:
+    q = f.denominator
+    twos = fives = 0
+    while q % 2 == 0:
+        q //= 2
+        twos += 1
+    while q % 5 == 0:
+        q //= 5
+        fives += 1
+    if q != 1:
+        return None
+    k = max(twos, fives)
+    scaled = f * 10**k
+    digits = str(abs(scaled.numerator))
+    if len(digits.lstrip("0")) > dps:
+        return None
+    sign = "-" if f < 0 else ""
+    if k == 0:
+        return sign + digits
+    digits = digits.rjust(k + 1, "0")
+    return sign + digits[:-k] + "." + digits[-k:]
+
+
+__all__ = ["Certificate", "Certifier", "decimal_string"]

@@ -1,0 +1,426 @@
+"""The claim model: the public API a paper's author uses to state a lemma.
+
+A :class:`Claim` carries the paper's label, where it is, the statement as printed, notes on
+how an ambiguous statement was read, its variables with their domains, its hypotheses and
+one or more :class:`Part` s.  Each part states ``lhs <relation> rhs``; its *margin* is
+``>= 0`` exactly where the conclusion holds.  :class:`Reading` s are named variants of the
+statement (a strict sign, another norm, another choice of minimiser).
+
+Everything mathematical is a function ``f(ctx, v)``: ``ctx`` is a numeric context (see
+:mod:`verifier.contexts`) and ``v`` gives attribute access to the variables, the reading's
+``params`` and the concrete ``dims``.  The same function is run in float64 batches, at
+arbitrary precision, exactly, and in ball arithmetic.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+Fn = Callable[[Any, "Values"], Any]
+
+RELATIONS = {
+    "<=": "\u2264",
+    "<": "<",
+    ">=": "\u2265",
+    ">": ">",
+    "==": "=",
+}
+
+
+class ClaimDefinitionError(ValueError):
+    """A claim was declared with an invalid argument (names the argument)."""
+
+
+# ---------------------------------------------------------------------------- domains
+@dataclass(frozen=True)
+class Dim:
+    """A dimension name with the range of sizes the search explores."""
+
+    name: str
+    lo: int = 1
+    hi: int = 6
+
+    def __post_init__(self):
+        if not self.name.isidentifier():
+            raise ClaimDefinitionError(f"Dim name must be an identifier, got {self.name!r}")
+        if not (1 <= self.lo <= self.hi):
+            raise ClaimDefinitionError(f"Dim {self.name}: need 1 <= lo <= hi, got lo={self.lo}, hi={self.hi}")
+
+
+@dataclass(frozen=True)
+class Variable:
+    """A scalar, vector or matrix variable and its domain.
+
+    ``shape`` names the dims (``("n", "d")`` for an n x d matrix).  Entries lie in
+    ``[lo, hi]`` (``None`` is unbounded).  ``near``/``radius`` build a relation in by
+    construction: every entry satisfies ``|v - near| <= radius`` (``near=None`` is the
+    zero centre), so a search never wastes samples outside it, and the relation is
+    still checked exactly in every certificate.  ``lower``/``upper`` are functions
+    ``f(ctx, v)`` of earlier variables bounding a scalar (for hypotheses such as
+    ``theta >= balance(E)``); the search samples on and near those bounds.
+    """
+
+    name: str
+    shape: tuple[str, ...] = ()
+    lo: float | None = None
+    hi: float | None = None
+    near: str | None = None
+    radius: str | None = None
+    lower: Fn | None = None
+    upper: Fn | None = None
+    lower_text: str = ""
+    upper_text: str = ""
+    description: str = ""
+
+    def __post_init__(self):
+        if not self.name.isidentifier():
+            raise ClaimDefinitionError(f"variable name must be an identifier, got {self.name!r}")
+        if self.lo is not None and self.hi is not None and self.lo > self.hi:
+            raise ClaimDefinitionError(f"variable {self.name}: lo={self.lo} > hi={self.hi}")
+        if self.near is not None and self.radius is None:
+            raise ClaimDefinitionError(f"variable {self.name}: near={self.near!r} needs a radius")
+        if (self.lower or self.upper) and self.shape:
+            raise ClaimDefinitionError(f"variable {self.name}: lower/upper bound functions need a scalar")
+
+    @property
+    def depends_on(self) -> tuple[str, ...]:
+        return tuple(x for x in (self.near, self.radius) if x)
+
+    def concrete_shape(self, dims: Mapping[str, int]) -> tuple[int, ...]:
+        return tuple(dims[s] for s in self.shape)
+
+
+def Scalar(name: str, **kw) -> Variable:
+    return Variable(name, (), **kw)
+
+
+def Vector(name: str, size: str, **kw) -> Variable:
+    return Variable(name, (size,), **kw)
+
+
+def Matrix(name: str, rows: str, cols: str, **kw) -> Variable:
+    return Variable(name, (rows, cols), **kw)
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """``margin(ctx, v) >= 0`` (``> 0`` when strict) exactly where the hypothesis holds."""
+
+    text: str
+    margin: Fn
+    strict: bool = False
+
+
+# ----------------------------------------------------------------------------- values
+class Values:
+    """Attribute access to a candidate's variables, plus ``params`` and ``dims``."""
+
+    __slots__ = ("_data", "params", "dims")
+
+    def __init__(self, data: Mapping[str, Any], params: Mapping[str, Any], dims: Mapping[str, int]):
+        object.__setattr__(self, "_data", dict(data))
+        object.__setattr__(self, "params", params)
+        object.__setattr__(self, "dims", dims)
+
+    def __getattr__(self, name):
+        try:
+            return self._data[name]
+        except KeyError:
+            raise AttributeError(f"no variable named {name!r}") from None
+
+    def __getitem__(self, name):
+        return self._data[name]
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Values are read-only")
+
+
+# ------------------------------------------------------------------------ parts, readings
+@dataclass(frozen=True)
+class Part:
+    """One conclusion ``lhs <relation> rhs`` of a claim.
+
+    ``elementwise=True`` means lhs and rhs are arrays and the relation must hold for
+    every entry ("for each i").  ``relation="=="`` compares arrays entrywise too.
+    """
+
+    name: str
+    lhs: Fn
+    rhs: Fn
+    relation: str = "<="
+    statement: str = ""
+    latex: str = ""
+    elementwise: bool = False
+    hypotheses: tuple[Hypothesis, ...] = ()
+    lhs_text: str = "lhs"
+    rhs_text: str = "rhs"
+
+    def __post_init__(self):
+        if self.relation not in RELATIONS:
+            raise ClaimDefinitionError(f"part {self.name}: relation must be one of {sorted(RELATIONS)}, got {self.relation!r}")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A named way to read an ambiguous statement.
+
+    ``params`` reach the claim's functions as ``v.params``; ``overrides`` replace fields
+    of named parts (``{"3": {"relation": "<"}}``); ``parts`` restricts the reading to
+    some parts; ``extra_variables`` add variables (an adversarial choice, say).
+    """
+
+    name: str
+    summary: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    overrides: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    parts: tuple[str, ...] | None = None
+    extra_variables: tuple[Variable, ...] = ()
+    extra_hypotheses: tuple[Hypothesis, ...] = ()
+
+
+DEFAULT_READING = Reading("as-printed", "The statement exactly as printed.")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A checkable statement from a paper."""
+
+    id: str
+    title: str
+    statement: str
+    variables: tuple[Variable, ...]
+    dims: tuple[Dim, ...]
+    parts: tuple[Part, ...]
+    kind: str = "lemma"
+    paper: str = ""
+    location: str = ""
+    latex: str = ""
+    notes: str = ""
+    hypotheses: tuple[Hypothesis, ...] = ()
+    readings: tuple[Reading, ...] = (DEFAULT_READING,)
+    derivation: str = ""
+
+    def __post_init__(self):
+        object.__setattr__(self, "variables", tuple(self.variables))
+        object.__setattr__(self, "dims", tuple(self.dims))
+        object.__setattr__(self, "parts", tuple(self.parts))
+        object.__setattr__(self, "hypotheses", tuple(self.hypotheses))
+        object.__setattr__(self, "readings", tuple(self.readings))
+        if not self.parts:
+            raise ClaimDefinitionError(f"claim {self.id}: needs at least one part")
+        if not self.readings:
+            raise ClaimDefinitionError(f"claim {self.id}: needs at least one reading")
+        _unique(f"claim {self.id}: part", [p.name for p in self.parts])
+        _unique(f"claim {self.id}: reading", [r.name for r in self.readings])
+        dim_names = {d.name for d in self.dims}
+        for r in self.readings:
+            for pname in r.overrides:
+                if pname not in {p.name for p in self.parts}:
+                    raise ClaimDefinitionError(f"claim {self.id}: reading {r.name} overrides unknown part {pname!r}")
+            for var in self.variables + r.extra_variables:
+                for s in var.shape:
+                    if s not in dim_names:
+                        raise ClaimDefinitionError(f"claim {self.id}: variable {var.name} uses unknown dim {s!r}")
+        _order_variables(self.id, self.variables)
+
+    def checks(self, reading: str | None = None, part: str | None = None) -> list["Check"]:
+        """Every (part, reading) pair this claim asks to check."""
+        out = []
+        for r in self.readings:
+            if reading is not None and r.name != reading:
+                continue
+            for p in self.parts:
+                if part is not None and p.name != part:
+                    continue
+                if r.parts is not None and p.name not in r.parts:
+                    continue
+                p2 = dataclasses.replace(p, **dict(r.overrides.get(p.name, {})))
+                out.append(Check(self, p2, r))
+        return out
+
+    def reading(self, name: str) -> Reading:
+        for r in self.readings:
+            if r.name == name:
+                return r
+        raise KeyError(name)
+
+
+def _unique(what, names):
+    seen = set()
+    for n in names:
+        if n in seen:
+            raise ClaimDefinitionError(f"{what} name {n!r} is used twice")
+        seen.add(n)
+
+
+def _order_variables(claim_id, variables):
+    names = [v.name for v in variables]
+    _unique(f"claim {claim_id}: variable", names)
+    seen: set[str] = set()
+    for v in variables:
+        for dep in v.depends_on:
+            if dep not in seen:
+                raise ClaimDefinitionError(
+                    f"claim {claim_id}: variable {v.name} depends on {dep!r}, which must be declared before it"
+                )
+        seen.add(v.name)
+
+
+# ------------------------------------------------------------------------------ checks
+@dataclass(frozen=True)
+class Evaluation:
+    """A part evaluated on a batch: arrays of shape (batch,)."""
+
+    lhs: Any
+    rhs: Any
+    margin: Any
+    scale: Any
+    hypotheses: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One part of one claim under one reading: the unit the engine searches."""
+
+    claim: Claim
+    part: Part
+    reading: Reading
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.claim.id, self.part.name, self.reading.name)
+
+    @property
+    def label(self) -> str:
+        bits = [self.claim.id]
+        if len(self.claim.parts) > 1:
+            bits.append(f"part {self.part.name}")
+        if len(self.claim.readings) > 1:
+            bits.append(f"[{self.reading.name}]")
+        return " ".join(bits)
+
+    @property
+    def variables(self) -> tuple[Variable, ...]:
+        return self.claim.variables + self.reading.extra_variables
+
+    @property
+    def strict(self) -> bool:
+        return self.part.relation in ("<", ">")
+
+    @property
+    def hypotheses(self) -> tuple[Hypothesis, ...]:
+        """Stated hypotheses plus the relations built into the variables' domains."""
+        out = list(self.claim.hypotheses) + list(self.reading.extra_hypotheses) + list(self.part.hypotheses)
+        for var in self.variables:
+            out.extend(_domain_hypotheses(var))
+        return tuple(out)
+
+    def values(self, data: Mapping[str, Any], dims: Mapping[str, int]) -> Values:
+        return Values(data, MappingProxyType(dict(self.reading.params)), MappingProxyType(dict(dims)))
+
+    def evaluate(self, ctx, data: Mapping[str, Any], dims: Mapping[str, int], with_hypotheses=True) -> Evaluation:
+        """Evaluate lhs, rhs, margin and hypothesis margins in ``ctx``."""
+        v = self.values(data, dims)
+        with ctx.precision():
+            hyps = tuple(_as_batch(ctx, h.margin(ctx, v), data) for h in self.hypotheses) if with_hypotheses else ()
+            lhs = _as_batch(ctx, self.part.lhs(ctx, v), data)
+            rhs = _as_batch(ctx, self.part.rhs(ctx, v), data)
+            lhs, rhs, margin, scale = _compare(ctx, self.part, lhs, rhs)
+        return Evaluation(lhs, rhs, margin, scale, hyps)
+
+
+def _domain_hypotheses(var: Variable) -> list[Hypothesis]:
+    out = []
+    if var.lo is not None:
+        out.append(Hypothesis(f"{var.name} \u2265 {var.lo:g}", lambda ctx, v, n=var.name, lo=var.lo: ctx.min_all(v[n]) - ctx.const(_frac(lo))))
+    if var.hi is not None:
+        out.append(Hypothesis(f"{var.name} \u2264 {var.hi:g}", lambda ctx, v, n=var.name, hi=var.hi: ctx.const(_frac(hi)) - ctx.max_all(v[n])))
+    if var.radius is not None:
+        centre = var.near
+        text = f"\u2016{var.name} \u2212 {centre}\u2016\u221e \u2264 {var.radius}" if centre else f"\u2016{var.name}\u2016\u221e \u2264 {var.radius}"
+
+        def rel(ctx, v, n=var.name, c=centre, r=var.radius):
+            diff = v[n] - v[c] if c else v[n]
+            return v[r] - ctx.norm_inf(diff)
+
+        out.append(Hypothesis(text, rel))
+    if var.lower is not None:
+        out.append(Hypothesis(f"{var.name} \u2265 {var.lower_text or 'its lower bound'}", lambda ctx, v, n=var.name, f=var.lower: v[n] - f(ctx, v)))
+    if var.upper is not None:
+        out.append(Hypothesis(f"{var.name} \u2264 {var.upper_text or 'its upper bound'}", lambda ctx, v, n=var.name, f=var.upper: f(ctx, v) - v[n]))
+    return out
+
+
+def _frac(x):
+    from fractions import Fraction
+
+    return Fraction(x).limit_denominator(10**12) if isinstance(x, float) else Fraction(x)
+
+
+def _as_batch(ctx, value, data):
+    """Broadcast a claim function's result to an array with a batch axis."""
+    arr = np.asarray(value, dtype=np.float64 if ctx.name == "float64" else object)
+    batch = _batch_size(data)
+    if arr.ndim == 0:
+        out = np.empty((batch,), dtype=arr.dtype)
+        out[...] = arr[()]
+        return out
+    return arr
+
+
+def _batch_size(data):
+    for v in data.values():
+        return np.shape(v)[0]
+    return 1
+
+
+def _compare(ctx, part: Part, lhs, rhs):
+    """Margin (>= 0 where the part holds) and a scale to make it relative."""
+    rel = part.relation
+    if rel in (">=", ">"):
+        lhs, rhs = rhs, lhs
+    if rel == "==":
+        diff = ctx.abs(lhs - rhs)
+        if np.ndim(diff) > 1:
+            margin = -ctx.max_all(diff)
+            scale = ctx.maximum(ctx.max_all(ctx.abs(lhs)), ctx.max_all(ctx.abs(rhs)))
+        else:
+            margin = -diff
+            scale = ctx.maximum(ctx.abs(lhs), ctx.abs(rhs))
+        return lhs, rhs, margin, scale
+    per = rhs - lhs
+    if np.ndim(per) > 1:
+        if not part.elementwise:
+            raise ClaimDefinitionError(f"part {part.name}: lhs/rhs are arrays; declare elementwise=True or reduce them")
+        flat = per.reshape(per.shape[0], -1)
+        idx = _argmin_hint(ctx, flat)
+        lhs = np.take_along_axis(lhs.reshape(flat.shape), idx[:, None], axis=1)[:, 0]
+        rhs = np.take_along_axis(rhs.reshape(flat.shape), idx[:, None], axis=1)[:, 0]
+        margin = ctx.min(flat, 1)
+    else:
+        margin = per
+    scale = ctx.abs(lhs) + ctx.abs(rhs)
+    return lhs, rhs, margin, scale
+
+
+def _argmin_hint(ctx, flat):
+    """Index of the (approximately) smallest entry per batch row, for display only."""
+    if flat.dtype != object:
+        return np.argmin(np.where(np.isnan(flat), np.inf, flat), axis=1)
+    with np.errstate(all="ignore"):
+        approx = np.frompyfunc(_approx_float, 1, 1)(flat).astype(np.float64)
+    return np.argmin(np.where(np.isnan(approx), np.inf, approx), axis=1)
+
+
+def _approx_float(x):
+    try:
+        if hasattr(x, "mid"):
+            return float(x.mid())
+        return float(x)
+    except Exception:
+        return np.nan

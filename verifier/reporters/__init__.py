@@ -1,0 +1,1 @@
+"""Presentation of engine results.  The engine returns data; these modules format it."""

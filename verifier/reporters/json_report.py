@@ -1,0 +1,92 @@
+"""Machine-readable output: one JSON list, one object per (claim, part, reading)."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict
+from typing import Iterable, Mapping
+
+from ..claims import Claim
+from ..results import CheckResult
+
+
+def _finite(x):
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def result_to_dict(r: CheckResult, saved: Mapping[tuple, str] | None = None) -> dict:
+    cx = r.counterexample
+    counterexample = None
+    if cx is not None:
+        counterexample = {
+            "vars": cx.vars,
+            "dims": dict(cx.dims),
+            "lhs": cx.lhs,
+            "rhs": cx.rhs,
+            "margin": cx.margin,
+            "certificate": cx.certificate,
+            "shrunk": cx.shrunk,
+            "found_by": asdict(cx.found_by) if cx.found_by else None,
+            "file": (saved or {}).get((r.claim, r.part, r.reading)),
+        }
+    s = r.stats
+    return {
+        "claim": r.claim,
+        "part": r.part,
+        "reading": r.reading,
+        "kind": r.kind,
+        "title": r.title,
+        "statement": r.statement,
+        "relation": r.relation,
+        "verdict": r.verdict.value,
+        "certified": r.certified,
+        "method": r.method,
+        "counterexample": counterexample,
+        "best_margin": _finite(s.best_margin),
+        "best_relative_margin": _finite(s.best_relative_margin),
+        "max_ratio": _finite(s.max_ratio),
+        "evaluations": s.evaluations,
+        "seconds": round(r.seconds, 4),
+        "seed": r.seed,
+        "dps": r.dps,
+        "budget": r.budget,
+        "stop_reason": r.stop_reason,
+        "message": r.message,
+        "domain": r.domain or None,
+        "recheck": {
+            "float_violations": s.float_violations,
+            "rechecked": s.rechecked,
+            "rejected": s.rejected_by_recheck,
+            "equalities": s.tight_points,
+            "worst_rejected_float_margin": _finite(s.worst_rejected_float_margin),
+        },
+    }
+
+
+def dumps_results(results: Iterable[CheckResult], saved=None) -> str:
+    return json.dumps([result_to_dict(r, saved) for r in results], indent=2, ensure_ascii=False)
+
+
+def claim_to_dict(claim: Claim) -> dict:
+    return {
+        "id": claim.id,
+        "kind": claim.kind,
+        "title": claim.title,
+        "paper": claim.paper,
+        "location": claim.location,
+        "statement": claim.statement,
+        "latex": claim.latex,
+        "notes": claim.notes,
+        "dims": {d.name: [d.lo, d.hi] for d in claim.dims},
+        "variables": [
+            {"name": v.name, "shape": list(v.shape), "lo": v.lo, "hi": v.hi, "near": v.near, "radius": v.radius}
+            for v in claim.variables
+        ],
+        "hypotheses": [h.text for h in claim.hypotheses],
+        "parts": [{"name": p.name, "statement": p.statement, "relation": p.relation, "latex": p.latex} for p in claim.parts],
+        "readings": [{"name": r.name, "summary": r.summary, "parts": list(r.parts) if r.parts else None} for r in claim.readings],
+    }

@@ -1,0 +1,174 @@
+"""Human-readable terminal output (rich).  Written to stderr by the CLI."""
+
+from __future__ import annotations
+
+from typing import Iterable, Mapping
+
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from ..claims import RELATIONS, Claim
+from ..results import CheckResult, Counterexample, Verdict
+
+STYLE = {
+    Verdict.REFUTED: ("REFUTED", "bold red"),
+    Verdict.SURVIVED: ("SURVIVED", "bold green"),
+    Verdict.INCONCLUSIVE: ("INCONCLUSIVE", "bold yellow"),
+    Verdict.ERROR: ("ERROR", "bold magenta"),
+    Verdict.PROVED: ("PROVED", "bold cyan"),
+    Verdict.ILL_POSED: ("ILL-POSED", "bold red"),
+    Verdict.SURROGATE_FAILS: ("SURROGATE FAILS", "bold yellow"),
+}
+
+
+def verdict_text(v: Verdict) -> Text:
+    label, style = STYLE[v]
+    return Text(label, style=style)
+
+
+def format_value(value) -> str:
+    """Nested lists of exact strings as a compact matrix, column vectors transposed."""
+    if not isinstance(value, list):
+        return str(value)
+    if value and isinstance(value[0], list):
+        if all(len(row) == 1 for row in value):
+            return "(" + ", ".join(row[0] for row in value) + ")\u1d40"
+        width = max(len(x) for row in value for x in row)
+        lines = ["[" + "  ".join(x.rjust(width) for x in row) + "]" for row in value]
+        return "\n".join(lines)
+    return "(" + ", ".join(value) + ")"
+
+
+def counterexample_lines(cx: Counterexample, check_texts=("lhs", "rhs")) -> Table:
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold")
+    table.add_column(overflow="fold")
+    table.add_row("dims", ", ".join(f"{k} = {v}" for k, v in cx.dims.items()) or "-")
+    for name, value in cx.vars.items():
+        table.add_row(name, format_value(value))
+    table.add_row(f"lhs  {check_texts[0]}", cx.lhs)
+    table.add_row(f"rhs  {check_texts[1]}", cx.rhs)
+    table.add_row("margin", f"{cx.margin}  (rhs \u2212 lhs; < 0 is a violation)")
+    return table
+
+
+def _fmt(x, digits=6):
+    if x is None:
+        return "n/a"
+    return f"{x:.{digits}g}"
+
+
+def render_result(r: CheckResult, claim: Claim | None = None, saved: Mapping[tuple, str] | None = None) -> Panel:
+    parts = []
+    head = Text()
+    head.append_text(verdict_text(r.verdict))
+    if r.verdict is Verdict.REFUTED:
+        head.append(f"  certified by {r.counterexample.certificate}" if r.counterexample else "")
+    parts.append(head)
+    if r.statement:
+        parts.append(Text(r.statement, style="italic"))
+    if r.reading_summary and claim is not None and len(claim.readings) > 1:
+        parts.append(Text(f"reading '{r.reading}': {r.reading_summary}", style="dim"))
+    part = None
+    if claim is not None:
+        part = next((p for p in claim.parts if p.name == r.part), None)
+    texts = (part.lhs_text, part.rhs_text) if part else ("", "")
+    cx = r.counterexample
+    if cx is not None:
+        how = f"found in the {cx.found_by.phase} phase after {cx.found_by.evaluations:,} evaluations ({cx.found_by.seconds:.2f} s)" if cx.found_by else ""
+        parts.append(Text(f"{how}{'; shrunk' if cx.shrunk else ''}; seed {r.seed}; values at {cx.dps} digits", style="dim"))
+        parts.append(counterexample_lines(cx, texts))
+        path = (saved or {}).get((r.claim, r.part, r.reading))
+        if path:
+            parts.append(Text(f"saved: {path}\nreplay: verify replay {path}", style="cyan"))
+        else:
+            parts.append(Text("keep it: add --save, then replay with `verify replay FILE`", style="dim"))
+    elif r.verdict in (Verdict.SURVIVED, Verdict.INCONCLUSIVE):
+        s = r.stats
+        lines = [
+            f"no certified counterexample in {s.evaluations:,} evaluations ({r.seconds:.2f} s, seed {r.seed}, {r.stop_reason})",
+            f"closest margin reached: {_fmt(s.best_margin)} (relative {_fmt(s.best_relative_margin)}); "
+            f"largest lhs/rhs: {_fmt(s.max_ratio)}",
+        ]
+        if s.float_violations:
+            lines.append(
+                f"float64 flagged {s.float_violations:,} violations; {s.rechecked} re-checked at {r.dps} digits: "
+                f"{s.rejected_by_recheck} not violations ({s.tight_points} exact or numerical equalities)"
+            )
+        if r.message:
+            lines.append(r.message)
+        parts.append(Text("\n".join(lines)))
+    elif r.verdict is Verdict.ERROR:
+        parts.append(Text(r.message, style="magenta"))
+    elif r.message:
+        parts.append(Text(r.message))
+    if r.domain:
+        parts.append(Text(f"domain: {r.domain}"))
+    title = f"{r.kind.capitalize()} {r.claim}"
+    if claim is not None and len(claim.parts) > 1:
+        title += f" part {r.part}"
+    if claim is not None and len(claim.readings) > 1:
+        title += f" [{r.reading}]"
+    return Panel(Group(*parts), title=Text(title), title_align="left", expand=True)
+
+
+def print_results(console: Console, claim: Claim | None, results: Iterable[CheckResult], saved=None) -> None:
+    results = list(results)
+    if claim is not None:
+        header = Text()
+        header.append(f"{claim.kind.capitalize()} {claim.id}", style="bold")
+        header.append(f" \u2014 {claim.title}  ({claim.paper}, {claim.location})")
+        console.print(header)
+        console.print(Text(claim.statement))
+        if claim.notes:
+            console.print(Text(f"notes: {claim.notes}", style="dim"))
+    for r in results:
+        console.print(render_result(r, claim, saved))
+
+
+def print_claim(console: Console, claim: Claim) -> None:
+    console.print(Text(f"{claim.kind.capitalize()} {claim.id} \u2014 {claim.title}", style="bold"))
+    console.print(f"paper: {claim.paper}, {claim.location}")
+    console.print(Text(claim.statement))
+    if claim.latex:
+        console.print(Text(f"LaTeX: {claim.latex}", style="dim"))
+    if claim.notes:
+        console.print(Text(f"notes: {claim.notes}"))
+    table = Table(title="variables", show_lines=False)
+    for col in ("name", "shape", "domain"):
+        table.add_column(col)
+    for v in claim.variables:
+        dom = []
+        if v.radius:
+            dom.append(f"|{v.name} \u2212 {v.near}| \u2264 {v.radius}" if v.near else f"|{v.name}| \u2264 {v.radius}")
+        if v.lo is not None:
+            dom.append(f"\u2265 {v.lo:g}")
+        if v.hi is not None:
+            dom.append(f"\u2264 {v.hi:g}")
+        if v.lower_text:
+            dom.append(f"\u2265 {v.lower_text}")
+        if v.upper_text:
+            dom.append(f"\u2264 {v.upper_text}")
+        table.add_row(v.name, " x ".join(v.shape) or "scalar", ", ".join(dom) or "real")
+    console.print(table)
+    console.print("dims: " + ", ".join(f"{d.name} in {d.lo}..{d.hi}" for d in claim.dims))
+    for h in claim.hypotheses:
+        console.print(f"hypothesis: {h.text}")
+    for p in claim.parts:
+        console.print(f"part {p.name}: {p.statement or p.lhs_text + ' ' + RELATIONS[p.relation] + ' ' + p.rhs_text}")
+    for r in claim.readings:
+        scope = f" (parts {', '.join(r.parts)})" if r.parts else ""
+        console.print(f"reading {r.name}{scope}: {r.summary}")
+    if claim.derivation:
+        console.print(Text(claim.derivation, style="dim"))
+
+
+def print_claim_list(console: Console, claims: Iterable[Claim]) -> None:
+    table = Table(title="claims")
+    for col in ("id", "kind", "title", "parts", "readings"):
+        table.add_column(col)
+    for c in claims:
+        table.add_row(c.id, c.kind, c.title, ", ".join(p.name for p in c.parts), ", ".join(r.name for r in c.readings))
+    console.print(table)

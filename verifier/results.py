@@ -1,0 +1,110 @@
+"""Plain data returned by the engine; reporters turn it into text, JSON, reports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Mapping
+
+
+class Verdict(str, Enum):
+    REFUTED = "refuted"  # a certified counterexample exists
+    SURVIVED = "survived"  # no counterexample within the budget
+    INCONCLUSIVE = "inconclusive"  # float violation that high precision could not settle
+    ERROR = "error"  # the claim raised
+    PROVED = "proved"  # proved on a stated bounded domain
+    ILL_POSED = "ill-posed"  # a definition does not define a unique object
+    SURROGATE_FAILS = "surrogate-fails"  # a named witness of an existential claim fails
+
+    def __str__(self) -> str:
+        return self.value
+
+
+#: verdicts that make ``verify`` exit with status 1
+FAILING = {Verdict.REFUTED, Verdict.ILL_POSED}
+
+
+@dataclass(frozen=True)
+class FoundBy:
+    """How a counterexample was found, so benchmarks can explain themselves."""
+
+    phase: str  # "generate", "target", "deep" (arbitrary-precision search), "solver", ...
+    evaluations: int  # float evaluations spent when it was found
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """A certified violation with exact rational inputs."""
+
+    claim: str
+    part: str
+    reading: str
+    paper: str
+    dims: Mapping[str, int]
+    vars: Mapping[str, Any]  # name -> nested lists of exact strings ("3/7")
+    lhs: str  # decimal strings at ``dps`` significant digits (exact when they terminate)
+    rhs: str
+    margin: str
+    dps: int
+    method: str  # "exact" | "interval"
+    certificate: str  # one sentence a human can check
+    seed: int | None = None
+    found_by: FoundBy | None = None
+    shrunk: bool = False
+
+
+@dataclass(frozen=True)
+class SearchStats:
+    evaluations: int = 0
+    nonfinite: int = 0
+    hypothesis_rejected: int = 0
+    float_violations: int = 0
+    rechecked: int = 0
+    rejected_by_recheck: int = 0
+    tight_points: int = 0
+    worst_rejected_float_margin: float | None = None
+    best_margin: float | None = None
+    best_relative_margin: float | None = None
+    max_ratio: float | None = None
+    best_point: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    claim: str
+    part: str
+    reading: str
+    verdict: Verdict
+    method: str = "none"  # exact | interval | none | smt | branch-and-bound
+    counterexample: Counterexample | None = None
+    stats: SearchStats = field(default_factory=SearchStats)
+    seconds: float = 0.0
+    seed: int | None = None
+    dps: int = 50
+    budget: int = 0
+    stop_reason: str = ""
+    message: str = ""
+    kind: str = "claim"
+    title: str = ""
+    statement: str = ""
+    reading_summary: str = ""
+    relation: str = "<="
+    domain: str = ""  # for verdict PROVED: where it was proved
+
+    @property
+    def certified(self) -> bool:
+        return self.verdict in (Verdict.REFUTED, Verdict.PROVED) and self.method != "none"
+
+
+@dataclass(frozen=True)
+class RunResult:
+    results: tuple[CheckResult, ...]
+
+    @property
+    def exit_code(self) -> int:
+        if any(r.verdict is Verdict.ERROR for r in self.results):
+            return 2
+        if any(r.verdict in FAILING for r in self.results):
+            return 1
+        return 0
