@@ -204,6 +204,10 @@ class Claim:
     hypotheses: tuple[Hypothesis, ...] = ()
     readings: tuple[Reading, ...] = (DEFAULT_READING,)
     derivation: str = ""
+    #: the verdict a certified violation earns: "refuted" for a claim, "ill-posed" for a
+    #: definition whose object is not unique, "surrogate-fails" for a named witness of an
+    #: existential theorem (a failing witness does not refute the theorem).
+    refuted_verdict: str = "refuted"
 
     def __post_init__(self):
         object.__setattr__(self, "variables", tuple(self.variables))

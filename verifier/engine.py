@@ -57,6 +57,10 @@ class SearchConfig:
             raise ValueError(f"time limit must be positive, got {self.time_limit}")
 
 
+#: the ``--quick`` preset of ``verify all`` (CI)
+QUICK = SearchConfig(budget=20_000, time_limit=5.0)
+
+
 class _Found(Exception):
     def __init__(self, data, dims, cert, phase, evaluations, seconds):
         self.data, self.dims, self.cert = data, dims, cert
@@ -305,7 +309,7 @@ def run_check(check: Check, config: SearchConfig = SearchConfig(), progress: Pro
         except _Found as found:
             cx, method = _finish(check, config, search, found)
             return CheckResult(
-                verdict=Verdict.REFUTED,
+                verdict=Verdict(check.claim.refuted_verdict),
                 method=method,
                 counterexample=cx,
                 stats=_stats(search),

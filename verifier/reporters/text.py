@@ -172,3 +172,24 @@ def print_claim_list(console: Console, claims: Iterable[Claim]) -> None:
     for c in claims:
         table.add_row(c.id, c.kind, c.title, ", ".join(p.name for p in c.parts), ", ".join(r.name for r in c.readings))
     console.print(table)
+
+
+def print_summary_table(console: Console, results: Iterable[CheckResult]) -> None:
+    """One row per (claim, part, reading): the audit of a whole paper."""
+    table = Table(title="audit")
+    for col in ("claim", "part", "reading", "verdict", "method", "closest margin / counterexample", "max lhs/rhs", "evals", "time"):
+        table.add_column(col, overflow="fold")
+    for r in results:
+        s = r.stats
+        if r.counterexample is not None:
+            cx = r.counterexample
+            detail = f"lhs {cx.lhs} vs rhs {cx.rhs}"
+        elif r.verdict is Verdict.ERROR:
+            detail = r.message
+        else:
+            detail = f"{_fmt(s.best_margin, 3)} (rel {_fmt(s.best_relative_margin, 3)})"
+        table.add_row(
+            f"{r.kind} {r.claim}", r.part, r.reading, verdict_text(r.verdict), r.method, detail,
+            _fmt(s.max_ratio, 4), f"{s.evaluations:,}", f"{r.seconds:.1f}s",
+        )
+    console.print(table)
