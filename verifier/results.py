@@ -94,7 +94,7 @@ class CheckResult:
 
     @property
     def certified(self) -> bool:
-        return self.verdict in (Verdict.REFUTED, Verdict.PROVED) and self.method != "none"
+        return self.method != "none" and self.verdict in (Verdict.REFUTED, Verdict.PROVED, Verdict.ILL_POSED, Verdict.SURROGATE_FAILS)
 
 
 @dataclass(frozen=True)
