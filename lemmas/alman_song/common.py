@@ -62,3 +62,13 @@ def balance(ctx, E):
     """max_i max_{j,l} |E_ij - E_il|: the smallest theta for which E is theta-balanced (Def. 3.5)."""
     row_range = ctx.max(E, -1) - ctx.min(E, -1)
     return ctx.max(row_range, -1)
+
+
+def satt(ctx, X, Wq, Wk, Wv, beta=1):
+    """One attention head (Definition 1.1 / 3.6): softm(beta X Wq Wk^T X^T) X Wv.
+
+    Definition 1.1 has no beta; Lemma 5.1 introduces beta = 1/sqrt(d_0) on the scores.
+    Pass ``beta=1`` for the definition as printed.
+    """
+    scores = beta * (X @ Wq @ ctx.T(Wk) @ ctx.T(X))
+    return softm(ctx, scores) @ X @ Wv
