@@ -1,0 +1,105 @@
+"""Regression in CI: ``verify lock`` records every verdict, ``verify check`` compares with it."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from .. import lock as lockfile
+from ..engine import QUICK
+from ..lock import LOCK_NAME, LockedSearch, LockFileError
+from ..regression import make_lock, run_regression
+from ..reporters import check_report, junit
+from ..reporters.progress import DelayedProgress
+from ..results import Verdict
+from ..store import CounterexampleStore, write_atomic
+from . import UsageFailure, _save_counterexamples, err_console, main, registry
+
+lock_option = click.option("--lock", "lock_path", type=click.Path(dir_okay=False, path_type=Path), default=Path(LOCK_NAME),
+                           show_default=True, help="The lockfile (counterexample paths in it are relative to its folder).")
+
+
+def all_checks():
+    return [ch for c in registry() for ch in c.checks()]
+
+
+def find_claim(paper, cid):
+    return registry().find(paper, cid)
+
+
+def read_lock(path: Path):
+    try:
+        return lockfile.read(path)
+    except LockFileError as exc:
+        raise UsageFailure(str(exc)) from None
+
+
+def regression(lock_path: Path, quiet: bool):
+    """Run the comparison with a progress bar on stderr (none when ``quiet``)."""
+    lock = read_lock(lock_path)
+    progress = DelayedProgress(err_console())
+    try:
+        return run_regression(lock, all_checks(), find_claim, None if quiet else progress.for_check)
+    finally:
+        progress.close()
+
+
+@main.command("lock")
+@lock_option
+@click.option("--store", "store_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("counterexamples"), show_default=True,
+              help="Stored counterexamples: replayed first; new ones are saved here.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--budget", type=click.IntRange(min=1), default=QUICK.budget, show_default=True, help="Float64 evaluations per check (CI budget).")
+@click.option("--time", "time_limit", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
+              help="Safety cap in seconds per check; set it well above what the budget needs so the budget decides.")
+@click.option("--dps", type=click.IntRange(min=15), default=QUICK.dps, show_default=True)
+def lock_cmd(lock_path, store_dir, seed, budget, time_limit, dps):
+    """Write the lockfile: the verdict of every claim, part and reading, from a fixed-seed run.
+
+    Stored counterexamples that still refute are listed as the evidence; checks without one
+    are searched, and a counterexample found is saved under --store.
+    """
+    console = err_console()
+    search = LockedSearch(seed=seed, budget=budget, time_limit=time_limit, dps=dps)
+    progress = DelayedProgress(console)
+    try:
+        lock, rows = make_lock(all_checks(), search, CounterexampleStore(store_dir), lock_path, find_claim, progress.for_check)
+    finally:
+        progress.close()
+    check_report.print_lock_rows(console, rows, lock_path)
+    errors = [r for r in rows if r.entry.verdict == Verdict.ERROR.value]
+    if errors:
+        names = ", ".join(f"{r.entry.claim} part {r.entry.part} [{r.entry.reading}]: {r.result.message}" for r in errors)
+        raise UsageFailure(f"not writing {lock_path}: a claim raised ({names})")
+    lockfile.write(lock)
+    console.print(f"wrote {lock_path} ({len(lock.entries)} checks, seed {seed}, budget {budget:,}); commit it with the counterexamples")
+
+
+@main.command("check")
+@lock_option
+@click.option("--junit", "junit_file", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write JUnit XML here.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result list as JSON on stdout.")
+@click.option("--save", is_flag=True, help="Store counterexamples of claims that drifted to refuted (under --store).")
+@click.option("--store", "store_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("counterexamples"), show_default=True)
+def check_cmd(lock_path, junit_file, as_json, save, store_dir):
+    """Replay the locked counterexamples, rerun the locked search, and compare with the lock.
+
+    Exit 0 when everything matches, 1 with a drift table otherwise, 2 on a missing or corrupt
+    lockfile or counterexample file.  Nothing is written unless --junit or --save is given.
+    """
+    reg = regression(lock_path, as_json)
+    if junit_file is not None:
+        write_atomic(junit_file, junit.to_xml(reg))
+    if save:
+        found = [o.result for o in reg.outcomes if o.result is not None and o.result.counterexample is not None]
+        checks = {ch.key: ch for ch in all_checks()}
+        from ..results import RunResult
+
+        for key, path in _save_counterexamples(RunResult(tuple(found)), [checks[r.claim, r.part, r.reading] for r in found], store_dir).items():
+            err_console().print(f"saved {path}")
+    if as_json:
+        click.echo(check_report.dumps_regression(reg))
+    check_report.print_regression(err_console(), reg)
+    sys.exit(reg.exit_code)

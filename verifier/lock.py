@@ -1,0 +1,193 @@
+"""The lockfile ``claims.lock``: the verdict of every claim, part and reading, as plain data.
+
+``verify lock`` writes it from a run with a fixed seed and budget; ``verify check`` reruns
+exactly that configuration and compares.  The file is JSON (read by every CI system and by
+people in review) with a schema version, written atomically; paths of stored
+counterexamples are POSIX paths relative to the folder of the lockfile, so a clone of the
+repository anywhere replays the same files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ._version import __version__
+from .results import Verdict
+from .store import write_atomic
+
+LOCK_NAME = "claims.lock"
+SCHEMA = "claim-verifier/lock"
+SCHEMA_VERSION = 1
+HOW_TO = "run `verify lock` at the project root to write one from a fixed-seed run"
+
+
+class LockFileError(Exception):
+    """The lockfile is missing or cannot be used; names the file, the field and the fix."""
+
+    def __init__(self, path: str | os.PathLike, field: str | None, message: str):
+        self.path, self.field, self.message = str(path), field, message
+        where = f"{self.path}" + (f", field '{field}'" if field else "")
+        super().__init__(f"{where}: {message}; {HOW_TO}")
+
+
+@dataclass(frozen=True)
+class LockedSearch:
+    """The search configuration a lock was made with; ``verify check`` reuses it."""
+
+    seed: int
+    budget: int
+    time_limit: float
+    dps: int
+
+
+@dataclass(frozen=True)
+class LockEntry:
+    paper: str
+    claim: str
+    part: str
+    reading: str
+    verdict: str
+    method: str = "none"
+    counterexamples: tuple[str, ...] = ()  # relative to the lockfile's folder
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.claim, self.part, self.reading)
+
+
+@dataclass(frozen=True)
+class Lock:
+    search: LockedSearch
+    entries: tuple[LockEntry, ...]
+    tool_version: str = __version__
+    path: str = LOCK_NAME
+
+    @property
+    def root(self) -> Path:
+        """The folder counterexample paths are relative to."""
+        return Path(self.path).parent
+
+    def by_key(self) -> dict[tuple[str, str, str], LockEntry]:
+        return {e.key: e for e in self.entries}
+
+
+# ---------------------------------------------------------------------------- writing
+def to_document(lock: Lock) -> dict:
+    entries = []
+    for e in lock.entries:
+        item = {"paper": e.paper, "claim": e.claim, "part": e.part, "reading": e.reading, "verdict": e.verdict}
+        if e.method != "none":
+            item["method"] = e.method
+        if e.counterexamples:
+            item["counterexamples"] = list(e.counterexamples)
+        entries.append(item)
+    return {
+        "schema": SCHEMA,
+        "schema_version": SCHEMA_VERSION,
+        "tool_version": lock.tool_version,
+        "note": "Written by `verify lock`; `verify check` replays the counterexamples and reruns the search below, then compares.",
+        "search": {"seed": lock.search.seed, "budget": lock.search.budget, "time_limit": lock.search.time_limit, "dps": lock.search.dps},
+        "checks": entries,
+    }
+
+
+def dumps(lock: Lock) -> str:
+    """One check per line: diffs of a regenerated lock show exactly which verdicts moved."""
+    doc = to_document(lock)
+    checks = doc.pop("checks")
+    head = json.dumps(doc, indent=2, ensure_ascii=False)[:-2]
+    lines = ",\n".join("    " + json.dumps(c, ensure_ascii=False) for c in checks)
+    return f'{head},\n  "checks": [\n{lines}\n  ]\n}}\n'
+
+
+def write(lock: Lock) -> Path:
+    path = Path(lock.path)
+    write_atomic(path, dumps(lock))
+    return path
+
+
+def relative_to_lock(lock_path: str | os.PathLike, file: str | os.PathLike) -> str:
+    base = Path(lock_path).resolve().parent
+    file = Path(file).resolve()
+    try:
+        return file.relative_to(base).as_posix()
+    except ValueError:
+        return Path(os.path.relpath(file, base)).as_posix()
+
+
+# ---------------------------------------------------------------------------- reading
+_VERDICTS = {v.value for v in Verdict}
+
+
+def read(path: str | os.PathLike = LOCK_NAME) -> Lock:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise LockFileError(path, None, "no lockfile") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LockFileError(path, None, f"cannot read: {exc}") from None
+    try:
+        doc = json.loads(text)
+    except ValueError as exc:
+        raise LockFileError(path, None, f"not valid JSON ({exc})") from None
+    if not isinstance(doc, dict):
+        raise LockFileError(path, None, "the top level must be a JSON object")
+    for key in ("schema", "schema_version", "search", "checks"):
+        if key not in doc:
+            raise LockFileError(path, key, "missing field")
+    if doc["schema"] != SCHEMA:
+        raise LockFileError(path, "schema", f"expected {SCHEMA!r}, got {doc['schema']!r}")
+    if doc["schema_version"] != SCHEMA_VERSION:
+        raise LockFileError(path, "schema_version", f"this tool reads version {SCHEMA_VERSION}, the file has {doc['schema_version']!r}")
+    search = _search(path, doc["search"])
+    if not isinstance(doc["checks"], list):
+        raise LockFileError(path, "checks", "must be a list")
+    entries = tuple(_entry(path, i, item) for i, item in enumerate(doc["checks"]))
+    seen = set()
+    for i, e in enumerate(entries):
+        if e.key in seen:
+            raise LockFileError(path, f"checks[{i}]", f"claim {e.claim} part {e.part} reading {e.reading} is listed twice")
+        seen.add(e.key)
+    return Lock(search=search, entries=entries, tool_version=str(doc.get("tool_version", "")), path=str(path))
+
+
+def _search(path, s) -> LockedSearch:
+    if not isinstance(s, dict):
+        raise LockFileError(path, "search", "must be an object")
+    for key in ("seed", "budget", "dps"):
+        if not isinstance(s.get(key), int) or isinstance(s.get(key), bool):
+            raise LockFileError(path, f"search.{key}", "must be an integer")
+    if s["budget"] < 1 or s["dps"] < 15:
+        raise LockFileError(path, "search.budget" if s["budget"] < 1 else "search.dps", "out of range")
+    limit = s.get("time_limit")
+    if not isinstance(limit, (int, float)) or isinstance(limit, bool) or limit <= 0:
+        raise LockFileError(path, "search.time_limit", "must be a positive number")
+    return LockedSearch(seed=s["seed"], budget=s["budget"], time_limit=float(limit), dps=s["dps"])
+
+
+def _entry(path, i, item) -> LockEntry:
+    where = f"checks[{i}]"
+    if not isinstance(item, dict):
+        raise LockFileError(path, where, "must be an object")
+    for key in ("paper", "claim", "part", "reading", "verdict"):
+        if not isinstance(item.get(key), str):
+            raise LockFileError(path, f"{where}.{key}", "missing or not a string")
+    if item["verdict"] not in _VERDICTS:
+        raise LockFileError(path, f"{where}.verdict", f"unknown verdict {item['verdict']!r}")
+    files = item.get("counterexamples", [])
+    if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
+        raise LockFileError(path, f"{where}.counterexamples", "must be a list of paths")
+    method = item.get("method", "none")
+    if not isinstance(method, str):
+        raise LockFileError(path, f"{where}.method", "must be a string")
+    return LockEntry(
+        paper=item["paper"], claim=item["claim"], part=item["part"], reading=item["reading"],
+        verdict=item["verdict"], method=method, counterexamples=tuple(files),
+    )
+
+
+__all__ = ["LOCK_NAME", "Lock", "LockEntry", "LockFileError", "LockedSearch", "dumps", "read", "relative_to_lock", "write"]

@@ -1,0 +1,199 @@
+"""Regression on claims: make a lock from a run, and compare a fresh run with a lock.
+
+Both return plain data; the CLI and the pytest plugin present it.  Stored counterexamples
+are replayed exactly (their inputs are exact rationals, so a replay is deterministic and
+fast).  Checks locked without a counterexample are searched again with the lock's seed and
+budget: the search is a pure function of (seed, budget) until its time cap, and a search cut
+short by the cap is a prefix of the full one, so a fresh run can only differ from the lock
+when the claim, the engine or the evidence changed -- which is exactly what drift means.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable
+
+from .claims import Check
+from .engine import SearchConfig, run_check
+from .lock import Lock, LockEntry, LockedSearch, relative_to_lock
+from .results import CheckResult, Verdict
+from .store import CounterexampleFileError, CounterexampleStore, Replay, read_document, replay
+
+FindClaim = Callable[[str, str], object]
+
+# the ``change`` of an outcome, as the drift table names it
+NOW_REFUTED = "surviving claim now refuted"
+NO_LONGER_REFUTES = "stored counterexample no longer refutes"
+VERDICT_MOVED = "verdict moved"
+NOT_LOCKED = "not in the lock"
+GONE = "in the lock, no longer in the registry"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One (claim, part, reading): what the lock says, what a fresh run says, what changed."""
+
+    paper: str
+    claim: str
+    part: str
+    reading: str
+    locked: str | None  # verdict in the lock (None: not locked)
+    now: str | None  # verdict now (None: no longer in the registry)
+    change: str = ""  # "" when it matches the lock
+    detail: str = ""
+    replays: tuple[Replay, ...] = ()
+    files: tuple[str, ...] = ()  # as listed in the lock, parallel to ``replays``
+    result: CheckResult | None = None  # the fixed-seed search, for checks locked without evidence
+    seconds: float = 0.0
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.claim, self.part, self.reading)
+
+    @property
+    def drift(self) -> bool:
+        return bool(self.change)
+
+
+@dataclass(frozen=True)
+class Regression:
+    lock: Lock
+    outcomes: tuple[Outcome, ...]
+    seconds: float = 0.0
+
+    @property
+    def drifted(self) -> tuple[Outcome, ...]:
+        return tuple(o for o in self.outcomes if o.drift)
+
+    @property
+    def exit_code(self) -> int:
+        if any(o.now == Verdict.ERROR.value for o in self.outcomes):
+            return 2
+        return 1 if self.drifted else 0
+
+
+def search_config(search: LockedSearch) -> SearchConfig:
+    return SearchConfig(seed=search.seed, budget=search.budget, time_limit=search.time_limit, dps=search.dps)
+
+
+# ---------------------------------------------------------------------------- check
+def check_entry(entry: LockEntry, check: Check, lock: Lock, find_claim: FindClaim, progress=None) -> Outcome:
+    """Compare one locked (claim, part, reading) with the claim as the code states it now."""
+    start = time.monotonic()
+    base = dict(paper=entry.paper, claim=entry.claim, part=entry.part, reading=entry.reading, locked=entry.verdict)
+    if entry.counterexamples:
+        replays = tuple(replay_listed(lock.root / f, entry, find_claim) for f in entry.counterexamples)
+        stale = [(f, r) for f, r in zip(entry.counterexamples, replays) if not r.still_refutes]
+        now = check.claim.refuted_verdict if len(stale) < len(replays) else "not refuted"
+        change, detail = "", ""
+        if stale:
+            change = NO_LONGER_REFUTES
+            detail = "; ".join(f"{f}: {r.certificate.status}, margin {r.margin} (stored {r.stored['margin']})" for f, r in stale)
+        elif now != entry.verdict:
+            change, detail = VERDICT_MOVED, f"the claim now declares a violation {now!r}"
+        return Outcome(**base, now=now, change=change, detail=detail, replays=replays, files=entry.counterexamples, seconds=time.monotonic() - start)
+    result = run_check(check, search_config(lock.search), progress)
+    now = result.verdict.value
+    change, detail = "", ""
+    if now != entry.verdict:
+        change = NOW_REFUTED if (entry.verdict == Verdict.SURVIVED.value and result.counterexample is not None) else VERDICT_MOVED
+        if result.counterexample is not None:
+            cx = result.counterexample
+            detail = f"lhs {cx.lhs} vs rhs {cx.rhs} ({cx.certificate})"
+        else:
+            detail = result.message or result.stop_reason
+    elif result.stats.evaluations < lock.search.budget and result.verdict is not Verdict.ERROR:
+        detail = f"time cap reached after {result.stats.evaluations:,} of {lock.search.budget:,} evaluations"
+    return Outcome(**base, now=now, change=change, detail=detail, result=result, seconds=time.monotonic() - start)
+
+
+def replay_listed(path: Path, entry: LockEntry, find_claim: FindClaim) -> Replay:
+    """Replay a file the lock lists, refusing one that belongs to another check."""
+    doc = read_document(path)
+    for field in ("claim", "part", "reading"):
+        if doc[field] != getattr(entry, field):
+            raise CounterexampleFileError(path, field, f"the lock lists this file for {field} {getattr(entry, field)!r}, the file says {doc[field]!r}")
+    return replay(path, find_claim)
+
+
+def run_regression(lock: Lock, checks: Iterable[Check], find_claim: FindClaim, progress_factory=None) -> Regression:
+    """Every check of the registry against the lock, in registry order; lock-only entries last."""
+    start = time.monotonic()
+    locked = lock.by_key()
+    outcomes = []
+    seen = set()
+    for check in checks:
+        seen.add(check.key)
+        entry = locked.get(check.key)
+        if entry is None:
+            outcomes.append(Outcome(check.claim.paper, *check.key, locked=None, now=None, change=NOT_LOCKED,
+                                    detail="run `verify lock` to record it"))
+            continue
+        progress = progress_factory(check) if progress_factory and not entry.counterexamples else None
+        outcomes.append(check_entry(entry, check, lock, find_claim, progress))
+    for entry in lock.entries:
+        if entry.key not in seen:
+            outcomes.append(Outcome(entry.paper, *entry.key, locked=entry.verdict, now=None, change=GONE,
+                                    detail="run `verify lock` to drop it"))
+    return Regression(lock=lock, outcomes=tuple(outcomes), seconds=time.monotonic() - start)
+
+
+# ---------------------------------------------------------------------------- lock
+@dataclass(frozen=True)
+class LockRow:
+    """How ``verify lock`` reached one entry: stored evidence, or a search (maybe saved)."""
+
+    entry: LockEntry
+    result: CheckResult | None
+    replays: tuple[Replay, ...]
+    saved: str | None = None
+    stale: tuple[str, ...] = ()  # stored files for this check that no longer refute
+
+
+def make_lock(checks: Iterable[Check], search: LockedSearch, store: CounterexampleStore, lock_path, find_claim: FindClaim,
+              progress_factory=None) -> tuple[Lock, tuple[LockRow, ...]]:
+    """Replay the stored evidence of every check; search the checks that have none, saving what refutes.
+
+    A stored file that still refutes certifies the verdict on its own (the search at a CI budget
+    may miss a reviewer's counterexample); new counterexamples are saved only when the store has
+    none for that check, so existing evidence is never rewritten.
+    """
+    config = search_config(search)
+    rows = []
+    for check in checks:
+        refuting, stale = [], []
+        for path in stored_files(store, check):
+            r = replay(path, find_claim)
+            (refuting if r.still_refutes else stale).append((path, r))
+        key = dict(paper=check.claim.paper, claim=check.claim.id, part=check.part.name, reading=check.reading.name)
+        stale_names = tuple(relative_to_lock(lock_path, p) for p, _ in stale)
+        if refuting:
+            entry = LockEntry(**key, verdict=check.claim.refuted_verdict, method=refuting[0][1].certificate.method,
+                              counterexamples=tuple(relative_to_lock(lock_path, p) for p, _ in refuting))
+            rows.append(LockRow(entry, None, tuple(r for _, r in refuting), stale=stale_names))
+            continue
+        result = run_check(check, config, progress_factory(check) if progress_factory else None)
+        saved = None
+        if result.counterexample is not None:
+            path = store.save(result.counterexample, statement=check.part.statement or check.claim.statement)
+            saved = relative_to_lock(lock_path, path)
+        entry = LockEntry(**key, verdict=result.verdict.value, method=result.method, counterexamples=(saved,) if saved else ())
+        rows.append(LockRow(entry, result, (), saved=saved, stale=stale_names))
+    lock = Lock(search=search, entries=tuple(r.entry for r in rows), path=str(lock_path))
+    return lock, tuple(rows)
+
+
+def stored_files(store: CounterexampleStore, check: Check) -> list[Path]:
+    """The store's files for one (claim, part, reading), in a stable order."""
+    out = []
+    for path in store.files(check.claim.paper or "unknown-paper", check.claim.id):
+        doc = read_document(path)
+        if (doc["part"], doc["reading"]) == (check.part.name, check.reading.name):
+            out.append(path)
+    return out
+
+
+__all__ = ["GONE", "LockRow", "NOT_LOCKED", "NOW_REFUTED", "NO_LONGER_REFUTES", "Outcome", "Regression", "VERDICT_MOVED",
+           "check_entry", "make_lock", "run_regression", "search_config", "stored_files"]
