@@ -128,3 +128,4 @@ def main():
 from . import claims as _claims  # noqa: E402,F401  (registers lemma, list, show, replay)
 from . import all_claims as _all  # noqa: E402,F401  (registers all)
 from . import check as _check  # noqa: E402,F401  (registers lock, check)
+from . import report as _report  # noqa: E402,F401  (registers report)

@@ -59,7 +59,8 @@ def show_cmd(claim_id, as_json):
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--dps", type=click.IntRange(min=15), default=None, help="Digits (default: the file's).")
 @click.option("--json", "as_json", is_flag=True)
-def replay_cmd(file, dps, as_json):
+@click.option("--format", "fmt", type=click.Choice(["text", "latex"]), default="text", show_default=True, help="latex: print the typeset snippet on stdout.")
+def replay_cmd(file, dps, as_json, fmt):
     """Re-certify a stored counterexample against the claim as the code states it now.
 
     Exit 1 when it still refutes the claim, 0 when it no longer does.
@@ -68,6 +69,10 @@ def replay_cmd(file, dps, as_json):
 
     if as_json:
         click.echo(replay_report.to_json(result))
+    elif fmt == "latex":
+        from ..reporters.latex import replay_snippet
+
+        click.echo(replay_snippet(result), nl=False)
     else:
         replay_report.print_replay(err_console(), result)
     sys.exit(1 if result.still_refutes else 0)

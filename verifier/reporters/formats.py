@@ -1,0 +1,7 @@
+"""The report formats of ``verify report``, by name."""
+
+from __future__ import annotations
+
+from . import html, latex, markdown
+
+REPORT_FORMATS = {"markdown": markdown.render, "latex": latex.render, "html": html.render}

@@ -1,0 +1,123 @@
+"""HTML: one self-contained file (inline CSS and script, no network), a row per check on top.
+
+Matrices are HTML tables with bracket borders, so the page needs no math library; the LaTeX
+of each counterexample sits beside it for copying.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from .latex import counterexample_math
+from .report_data import Item, Section, heading, item_label, replay_command, search_command, search_summary, verdict_label
+
+CSS = """
+body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 60em; padding: 0 1em; color: #222; }
+h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; margin-top: 2em; } h3 { font-size: 1.05em; }
+table.summary { border-collapse: collapse; width: 100%; }
+table.summary th, table.summary td { border: 1px solid #ccc; padding: .3em .6em; text-align: left; vertical-align: top; }
+.verdict { font-weight: bold; padding: 0 .4em; border-radius: 3px; }
+.v-refuted, .v-ill-posed { background: #fdd; color: #900; } .v-survived { background: #dfd; color: #060; }
+.v-proved { background: #dff; color: #066; } .v-inconclusive, .v-surrogate-fails { background: #ffd; color: #660; }
+.v-error, .v-not-refuted { background: #fdf; color: #606; }
+.drift { background: #fee; border-left: 4px solid #c00; padding: .3em .8em; }
+.cx { display: flex; flex-wrap: wrap; gap: 1.5em; align-items: center; margin: .6em 0; }
+.var { display: flex; align-items: center; gap: .4em; font-family: ui-monospace, monospace; }
+table.matrix { border-collapse: separate; border-left: 2px solid #333; border-right: 2px solid #333; border-radius: 6px; padding: 0 .2em; }
+table.matrix td { padding: .1em .5em; text-align: right; font-family: ui-monospace, monospace; }
+code, pre { background: #f4f4f4; padding: .1em .3em; } pre { overflow-x: auto; padding: .5em; }
+dl { display: grid; grid-template-columns: max-content auto; gap: .2em 1em; } dt { font-weight: bold; } dd { margin: 0; word-break: break-all; }
+"""
+
+SCRIPT = """
+document.getElementById('filter').addEventListener('change', function (e) {
+  var want = e.target.value;
+  document.querySelectorAll('tr.claim-row').forEach(function (row) {
+    row.hidden = want !== 'all' && row.dataset.verdict !== want;
+  });
+});
+"""
+
+
+def _verdict(v: str | None) -> str:
+    return f'<span class="verdict v-{escape(v or "none")}">{escape(verdict_label(v))}</span>'
+
+
+def _value(value) -> str:
+    if not isinstance(value, list):
+        return f"<code>{escape(str(value))}</code>"
+    rows = value if value and isinstance(value[0], list) else [[x] for x in value]
+    body = "".join("<tr>" + "".join(f"<td>{escape(str(x))}</td>" for x in row) + "</tr>" for row in rows)
+    return f'<table class="matrix">{body}</table>'
+
+
+def _anchor(item: Item) -> str:
+    c = item.check
+    return escape(f"c-{c.claim.id}-{c.part.name}-{c.reading.name}".replace(" ", "_"))
+
+
+def _item(item: Item, reg) -> str:
+    o = item.outcome
+    part = item.check.part
+    out = [f'<section id="{_anchor(item)}"><h3>{escape(item_label(item))}: {_verdict(o.now)}</h3>']
+    if item.check.reading.summary:
+        out.append(f"<p><em>Reading.</em> {escape(item.check.reading.summary)}</p>")
+    if part.statement:
+        out.append(f"<p><em>Statement.</em> {escape(part.statement)}</p>")
+    if o.drift:
+        out.append(f'<p class="drift"><strong>Drift from the lock</strong> (locked {escape(o.locked or "-")}): {escape(o.change)}. {escape(o.detail)}</p>')
+    for path, r in zip(o.files, o.replays):
+        doc = r.loaded.document
+        dims = ", ".join(f"{k} = {v}" for k, v in doc["dims"].items())
+        cells = "".join(f'<div class="var"><span>{escape(k)} =</span>{_value(v)}</div>' for k, v in doc["vars"].items())
+        out.append(f"<p>Counterexample ({escape(dims)}; {'shrunk; ' if doc.get('shrunk') else ''}"
+                   f"certified by {escape(r.certificate.detail or r.certificate.method)}):</p><div class=\"cx\">{cells}</div>")
+        out.append("<dl>"
+                   f"<dt>lhs <code>{escape(part.lhs_text)}</code></dt><dd>{escape(r.lhs)}</dd>"
+                   f"<dt>rhs <code>{escape(part.rhs_text)}</code></dt><dd>{escape(r.rhs)}</dd>"
+                   f"<dt>margin (rhs \u2212 lhs)</dt><dd>{escape(r.margin)}</dd>"
+                   f"<dt>replay</dt><dd><code>{escape(replay_command(path))}</code></dd></dl>")
+        out.append(f"<details><summary>LaTeX</summary><pre>{escape(counterexample_math(r))}</pre></details>")
+    if o.result is not None:
+        out.append(f"<p>{escape(search_summary(item))}.</p><p>Reproduce: <code>{escape(search_command(item, reg))}</code></p>")
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def _summary(secs: list[Section]) -> str:
+    rows = []
+    for sec in secs:
+        for item in sec.items:
+            o, c = item.outcome, item.check
+            rows.append(
+                f'<tr class="claim-row" data-claim="{escape(c.claim.id)}" data-verdict="{escape(o.now or "none")}">'
+                f'<td><a href="#{_anchor(item)}">{escape(c.claim.kind.capitalize())} {escape(c.claim.id)}</a></td>'
+                f"<td>{escape(c.part.name)}</td><td>{escape(c.reading.name)}</td><td>{_verdict(o.now)}</td>"
+                f"<td>{'drift: ' + escape(o.change) if o.drift else 'matches the lock'}</td></tr>"
+            )
+    verdicts = sorted({item.outcome.now or "none" for sec in secs for item in sec.items})
+    options = "".join(f'<option value="{escape(v)}">{escape(v)}</option>' for v in verdicts)
+    return (f'<p><label>Show <select id="filter"><option value="all">every verdict</option>{options}</select></label></p>'
+            '<table class="summary"><thead><tr><th>claim</th><th>part</th><th>reading</th><th>verdict</th><th>lock</th></tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table>")
+
+
+def render(secs: list[Section], reg) -> str:
+    s = reg.lock.search
+    body = [
+        "<h1>Claim verifier report</h1>",
+        f"<p>Lock <code>{escape(reg.lock.path)}</code>: seed {s.seed}, budget {s.budget:,} float64 evaluations per check, "
+        f"re-check at {s.dps} digits. Every counterexample was replayed exactly and every surviving claim searched again "
+        "while writing this report.</p>",
+        _summary(secs),
+    ]
+    for sec in secs:
+        c = sec.claim
+        body.append(f"<h2>{escape(heading(c))}</h2><p><em>{escape(c.paper)}, {escape(c.location)}.</em> {escape(c.statement)}</p>")
+        if c.notes:
+            body.append(f"<p><em>Notes on the reading.</em> {escape(c.notes)}</p>")
+        body.extend(_item(item, reg) for item in sec.items)
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>Claim verifier report</title><style>{CSS}</style></head>\n<body>\n" + "\n".join(body)
+            + f"\n<script>{SCRIPT}</script>\n</body></html>\n")

@@ -1,0 +1,102 @@
+"""What every report format shows, computed once: a section per claim, an item per part and reading.
+
+A report is made from a ``verify check`` run (see :mod:`verifier.regression`), so what a
+reviewer reads is what the replay and the locked search just reproduced.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterable
+
+from ..claims import Check, Claim
+from ..regression import Outcome, Regression
+from ..results import Verdict
+
+
+@dataclass(frozen=True)
+class Item:
+    check: Check
+    outcome: Outcome
+
+    @property
+    def latex(self) -> str:
+        """The part's LaTeX, unless the reading restates the part without giving LaTeX for it."""
+        over = self.check.reading.overrides.get(self.check.part.name, {})
+        if over and "latex" not in over:
+            return ""
+        return self.check.part.latex
+
+
+@dataclass(frozen=True)
+class Section:
+    claim: Claim
+    items: tuple[Item, ...]
+
+
+def sections(claims: Iterable[Claim], reg: Regression) -> list[Section]:
+    by_key = {o.key: o for o in reg.outcomes}
+    out = []
+    for claim in claims:
+        items = tuple(Item(ch, by_key[ch.key]) for ch in claim.checks() if ch.key in by_key)
+        if items:
+            out.append(Section(claim, items))
+    return out
+
+
+def heading(claim: Claim) -> str:
+    return f"{claim.kind.capitalize()} {claim.id} \u2014 {claim.title}"
+
+
+def item_label(item: Item) -> str:
+    claim = item.check.claim
+    bits = []
+    if len(claim.parts) > 1:
+        bits.append(f"part {item.check.part.name}")
+    bits.append(f"reading \u201c{item.check.reading.name}\u201d")
+    return ", ".join(bits)
+
+
+def verdict_label(v: str | None) -> str:
+    return (v or "-").upper()
+
+
+def replay_command(path: str) -> str:
+    return f"verify replay {path}"
+
+
+def search_command(item: Item, reg: Regression) -> str:
+    s = reg.lock.search
+    c = item.check
+    return f"verify lemma {c.claim.id} --part {c.part.name} --reading {c.reading.name} --seed {s.seed} --budget {s.budget}"
+
+
+def fmt(x, digits=6) -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "n/a"
+    return f"{x:.{digits}g}"
+
+
+def search_summary(item: Item) -> str:
+    """Budget and closest margin of a fixed-seed search, in one sentence."""
+    r = item.outcome.result
+    if r is None:
+        return ""
+    s = r.stats
+    text = (f"No certified counterexample in {s.evaluations:,} float64 evaluations "
+            f"(seed {r.seed}, budget {r.budget:,}, {r.stop_reason}); closest margin reached "
+            f"{fmt(s.best_margin)} (relative {fmt(s.best_relative_margin)}), largest lhs/rhs {fmt(s.max_ratio)}")
+    if r.verdict is Verdict.ERROR:
+        text = f"The claim raised: {r.message}"
+    elif r.message:
+        text += f"; {r.message}"
+    return text
+
+
+def greek(name: str) -> str | None:
+    """The LaTeX command for a variable spelled as a Greek letter (eps, theta, ...), if any."""
+    names = {"eps": "epsilon", "epsilon": "epsilon", "alpha": "alpha", "beta": "beta", "gamma": "gamma", "delta": "delta",
+             "theta": "theta", "lam": "lambda", "lambda": "lambda", "mu": "mu", "sigma": "sigma", "tau": "tau", "eta": "eta",
+             "rho": "rho", "phi": "phi", "psi": "psi", "omega": "omega", "kappa": "kappa", "nu": "nu", "xi": "xi"}
+    return names.get(name)
