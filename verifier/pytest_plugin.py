@@ -1,0 +1,98 @@
+"""pytest plugin: ``pytest --claims`` adds one test per claim, part and reading of ``claims.lock``.
+
+Registered through the ``pytest11`` entry point and off unless ``--claims`` is given, so an
+author's existing pytest run covers their lemmas with one flag.  Each item asserts its locked
+verdict exactly as ``verify check`` does: replay the stored counterexamples, or rerun the
+locked fixed-seed search.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("claims", "claim-verifier")
+    group.addoption("--claims", action="store_true", default=False, help="Check every locked claim, part and reading (claims.lock).")
+    group.addoption("--claims-lock", default=None, metavar="PATH", help="The lockfile (default: claims.lock in the rootdir).")
+
+
+class ClaimDrift(Exception):
+    """A check no longer matches the lock."""
+
+
+class ClaimsLock(pytest.File):
+    def collect(self):
+        from .cli import registry
+        from .lock import read
+
+        lock = read(self.path)
+        checks = {ch.key: ch for c in registry() for ch in c.checks()}
+        for entry in lock.entries:
+            yield ClaimItem.from_parent(self, name=f"{entry.claim} part {entry.part} [{entry.reading}]", lock=lock, entry=entry,
+                                        check=checks.get(entry.key))
+        locked = lock.by_key()
+        for key, check in checks.items():
+            if key not in locked:
+                yield ClaimItem.from_parent(self, name=f"{key[0]} part {key[1]} [{key[2]}]", lock=lock, entry=None, check=check)
+
+
+class ClaimItem(pytest.Item):
+    def __init__(self, *, lock, entry, check, **kw):
+        super().__init__(**kw)
+        self.lock, self.entry, self.check = lock, entry, check
+        self.add_marker(pytest.mark.claims)
+
+    def runtest(self):
+        from .regression import GONE, NOT_LOCKED, check_entry
+
+        if self.entry is None:
+            raise ClaimDrift(f"{NOT_LOCKED}: run `verify lock` to record it")
+        if self.check is None:
+            raise ClaimDrift(f"{GONE}: run `verify lock` to drop it")
+        outcome = check_entry(self.entry, self.check, self.lock, _find_claim)
+        if outcome.drift:
+            raise ClaimDrift(f"{outcome.change} (locked {outcome.locked}, now {outcome.now}): {outcome.detail}")
+
+    def repr_failure(self, excinfo):
+        from .store import CounterexampleFileError
+
+        if isinstance(excinfo.value, (ClaimDrift, CounterexampleFileError)):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, None, f"claim {self.name}"
+
+
+def _find_claim(paper, cid):
+    from .cli import registry
+
+    return registry().find(paper, cid)
+
+
+def _lock_path(config) -> Path:
+    given = config.getoption("claims_lock")
+    return Path(given) if given else Path(config.rootpath) / "claims.lock"
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "claims: a locked claim, part and reading (added by --claims)")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session, config, items):
+    """Add the lock's items before keyword and marker selection sees the list."""
+    if not config.getoption("claims"):
+        return
+    path = _lock_path(config).resolve()
+    if not path.exists():
+        raise pytest.UsageError(f"--claims: no lockfile {path}; run `verify lock` at the project root to write one")
+    from .lock import LockFileError
+
+    try:
+        items.extend(ClaimsLock.from_parent(session, path=path).collect())
+    except LockFileError as exc:
+        raise pytest.UsageError(f"--claims: {exc}") from None
