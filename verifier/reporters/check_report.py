@@ -49,6 +49,9 @@ def print_regression(console: Console, reg: Regression) -> None:
                 what.append(f"\n{o.detail}", style="")
             table.add_row(o.claim, o.part, o.reading, _verdict(o.locked), _verdict(o.now), what)
         console.print(table)
+        for o in drifted:  # one unbroken line each, for grep and for CI logs narrower than the table
+            console.print(Text(f"drift: {o.claim} part {o.part} [{o.reading}]: {o.change}" + (f": {o.detail}" if o.detail else "")),
+                          soft_wrap=True)
     notes = [o for o in reg.outcomes if not o.drift and o.detail]
     for o in notes:
         console.print(Text(f"note: {o.claim} part {o.part} [{o.reading}]: {o.detail}", style="yellow"))
