@@ -1,0 +1,41 @@
+"""The pytest plugin: ``pytest --claims`` in a paper's repository, run as a real subprocess."""
+
+import json
+import subprocess
+import sys
+
+from .lock_project import CHECKS, locked_template, project  # noqa: F401  (fixtures)
+
+
+def pytest_in(folder, *args):
+    # -p no:cacheprovider: write nothing into the project; the plugin itself comes from the entry point
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *args], cwd=folder,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_one_passing_item_per_locked_check(project):
+    r = pytest_in(project, "--claims", "-vv")  # -q -vv: one line per item
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"{len(CHECKS)} passed" in r.stdout
+    assert "claims.lock::4.1 part main [as-printed] PASSED" in r.stdout
+
+
+def test_off_unless_asked(project):
+    r = pytest_in(project)
+    assert r.returncode == 5 and "no tests ran" in r.stdout  # pytest's "nothing collected"
+
+
+def test_edited_counterexample_fails_its_item(project):
+    path = project / "counterexamples/alman-song-2025/4.1/reviewer.json"
+    doc = json.loads(path.read_text())
+    doc["vars"]["B"] = doc["vars"]["A"]
+    path.write_text(json.dumps(doc))
+    r = pytest_in(project, "--claims", "-k", "4.1 or B.2")
+    assert r.returncode == 1
+    assert "1 failed, 1 passed" in r.stdout
+    assert "stored counterexample no longer refutes" in r.stdout and "reviewer.json" in r.stdout
+
+
+def test_missing_lock_is_a_usage_error(tmp_path):
+    r = pytest_in(tmp_path, "--claims")
+    assert r.returncode == 4 and "verify lock" in r.stderr
