@@ -10,6 +10,8 @@ when the claim, the engine or the evidence changed -- which is exactly what drif
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,8 +81,12 @@ def search_config(search: LockedSearch) -> SearchConfig:
 
 
 # ---------------------------------------------------------------------------- check
-def check_entry(entry: LockEntry, check: Check, lock: Lock, find_claim: FindClaim, progress=None) -> Outcome:
-    """Compare one locked (claim, part, reading) with the claim as the code states it now."""
+def check_entry(entry: LockEntry, check: Check, lock: Lock, find_claim: FindClaim, progress=None,
+                result: CheckResult | None = None) -> Outcome:
+    """Compare one locked (claim, part, reading) with the claim as the code states it now.
+
+    ``result``: the locked search, when it was already run (in parallel, say).
+    """
     start = time.monotonic()
     base = dict(paper=entry.paper, claim=entry.claim, part=entry.part, reading=entry.reading, locked=entry.verdict)
     if entry.counterexamples:
@@ -94,7 +100,8 @@ def check_entry(entry: LockEntry, check: Check, lock: Lock, find_claim: FindClai
         elif now != entry.verdict:
             change, detail = VERDICT_MOVED, f"the claim now declares a violation {now!r}"
         return Outcome(**base, now=now, change=change, detail=detail, replays=replays, files=entry.counterexamples, seconds=time.monotonic() - start)
-    result = run_check(check, search_config(lock.search), progress)
+    if result is None:
+        result = run_check(check, search_config(lock.search), progress)
     now = result.verdict.value
     change, detail = "", ""
     if now != entry.verdict:
@@ -106,7 +113,7 @@ def check_entry(entry: LockEntry, check: Check, lock: Lock, find_claim: FindClai
             detail = result.message or result.stop_reason
     elif result.stats.evaluations < lock.search.budget and result.verdict is not Verdict.ERROR:
         detail = f"time cap reached after {result.stats.evaluations:,} of {lock.search.budget:,} evaluations"
-    return Outcome(**base, now=now, change=change, detail=detail, result=result, seconds=time.monotonic() - start)
+    return Outcome(**base, now=now, change=change, detail=detail, result=result, seconds=max(result.seconds, time.monotonic() - start))
 
 
 def replay_listed(path: Path, entry: LockEntry, find_claim: FindClaim) -> Replay:
@@ -118,26 +125,60 @@ def replay_listed(path: Path, entry: LockEntry, find_claim: FindClaim) -> Replay
     return replay(path, find_claim)
 
 
-def run_regression(lock: Lock, checks: Iterable[Check], find_claim: FindClaim, progress_factory=None) -> Regression:
+def run_regression(lock: Lock, checks: Iterable[Check], find_claim: FindClaim, progress_factory=None, jobs: int = 1) -> Regression:
     """Every check of the registry against the lock, in registry order; lock-only entries last."""
     start = time.monotonic()
     locked = lock.by_key()
+    checks = list(checks)
+    to_search = [ch for ch in checks if ch.key in locked and not locked[ch.key].counterexamples]
+    searched = dict(zip((ch.key for ch in to_search), search_many(to_search, search_config(lock.search), jobs, progress_factory)))
     outcomes = []
-    seen = set()
     for check in checks:
-        seen.add(check.key)
         entry = locked.get(check.key)
         if entry is None:
             outcomes.append(Outcome(check.claim.paper, *check.key, locked=None, now=None, change=NOT_LOCKED,
                                     detail="run `verify lock` to record it"))
             continue
-        progress = progress_factory(check) if progress_factory and not entry.counterexamples else None
-        outcomes.append(check_entry(entry, check, lock, find_claim, progress))
+        outcomes.append(check_entry(entry, check, lock, find_claim, result=searched.get(check.key)))
+    seen = {ch.key for ch in checks}
     for entry in lock.entries:
         if entry.key not in seen:
             outcomes.append(Outcome(entry.paper, *entry.key, locked=entry.verdict, now=None, change=GONE,
                                     detail="run `verify lock` to drop it"))
     return Regression(lock=lock, outcomes=tuple(outcomes), seconds=time.monotonic() - start)
+
+
+# ---------------------------------------------------------------------------- parallel search
+_FORKED_CHECKS: list[Check] = []  # read by pool workers, which inherit it by fork (claims hold lambdas: not picklable)
+
+
+def _search_one(args) -> CheckResult:
+    index, config = args
+    return run_check(_FORKED_CHECKS[index], config)
+
+
+def search_many(checks: list[Check], config: SearchConfig, jobs: int = 1, progress_factory=None) -> list[CheckResult]:
+    """``run_check`` on each check, in order; on ``jobs`` processes when more than one.
+
+    Each search depends only on its check, seed and budget, so the results are the same
+    whatever the number of processes (the progress callback is only used by a serial run).
+    """
+    global _FORKED_CHECKS
+    if jobs <= 1 or len(checks) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return [run_check(ch, config, progress_factory(ch) if progress_factory else None) for ch in checks]
+    _FORKED_CHECKS = list(checks)
+    try:
+        with multiprocessing.get_context("fork").Pool(min(jobs, len(checks))) as pool:
+            return pool.map(_search_one, [(i, config) for i in range(len(checks))], chunksize=1)
+    finally:
+        _FORKED_CHECKS = []
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
 
 
 # ---------------------------------------------------------------------------- lock
@@ -153,20 +194,26 @@ class LockRow:
 
 
 def make_lock(checks: Iterable[Check], search: LockedSearch, store: CounterexampleStore, lock_path, find_claim: FindClaim,
-              progress_factory=None) -> tuple[Lock, tuple[LockRow, ...]]:
+              progress_factory=None, jobs: int = 1) -> tuple[Lock, tuple[LockRow, ...]]:
     """Replay the stored evidence of every check; search the checks that have none, saving what refutes.
 
     A stored file that still refutes certifies the verdict on its own (the search at a CI budget
     may miss a reviewer's counterexample); new counterexamples are saved only when the store has
     none for that check, so existing evidence is never rewritten.
     """
-    config = search_config(search)
-    rows = []
+    checks = list(checks)
+    evidence = {}
     for check in checks:
         refuting, stale = [], []
         for path in stored_files(store, check):
             r = replay(path, find_claim)
             (refuting if r.still_refutes else stale).append((path, r))
+        evidence[check.key] = refuting, stale
+    to_search = [ch for ch in checks if not evidence[ch.key][0]]
+    searched = dict(zip((ch.key for ch in to_search), search_many(to_search, search_config(search), jobs, progress_factory)))
+    rows = []
+    for check in checks:
+        refuting, stale = evidence[check.key]
         key = dict(paper=check.claim.paper, claim=check.claim.id, part=check.part.name, reading=check.reading.name)
         stale_names = tuple(relative_to_lock(lock_path, p) for p, _ in stale)
         if refuting:
@@ -174,7 +221,7 @@ def make_lock(checks: Iterable[Check], search: LockedSearch, store: Counterexamp
                               counterexamples=tuple(relative_to_lock(lock_path, p) for p, _ in refuting))
             rows.append(LockRow(entry, None, tuple(r for _, r in refuting), stale=stale_names))
             continue
-        result = run_check(check, config, progress_factory(check) if progress_factory else None)
+        result = searched[check.key]
         saved = None
         if result.counterexample is not None:
             path = store.save(result.counterexample, statement=check.part.statement or check.claim.statement)
@@ -196,4 +243,4 @@ def stored_files(store: CounterexampleStore, check: Check) -> list[Path]:
 
 
 __all__ = ["GONE", "LockRow", "NOT_LOCKED", "NOW_REFUTED", "NO_LONGER_REFUTES", "Outcome", "Regression", "VERDICT_MOVED",
-           "check_entry", "make_lock", "run_regression", "search_config", "stored_files"]
+           "check_entry", "default_jobs", "make_lock", "run_regression", "search_config", "search_many", "stored_files"]

@@ -204,3 +204,16 @@ def test_every_registered_claim_is_locked_in_the_repository():
     lock = read(ROOT / "claims.lock")
     assert [e.key for e in lock.entries] == CHECKS
     assert len(REGISTRY) >= 1
+
+
+def test_parallel_searches_give_the_same_results(project):
+    def strip(items):
+        for i in items:
+            i.pop("seconds")
+            if i["search"]:
+                i["search"].pop("seconds")
+        return items
+
+    one = strip(json.loads(run("check", "--json", "--jobs", 1).stdout))
+    two = strip(json.loads(run("check", "--json", "--jobs", 2).stdout))
+    assert one == two and any(i["search"] for i in one)

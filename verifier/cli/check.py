@@ -10,13 +10,15 @@ import click
 from .. import lock as lockfile
 from ..engine import QUICK
 from ..lock import LOCK_NAME, LockedSearch, LockFileError
-from ..regression import make_lock, run_regression
+from ..regression import default_jobs, make_lock, run_regression
 from ..reporters import check_report, junit
 from ..reporters.progress import DelayedProgress
 from ..results import Verdict
 from ..store import CounterexampleStore, write_atomic
 from . import UsageFailure, _save_counterexamples, err_console, main, registry
 
+jobs_option = click.option("--jobs", type=click.IntRange(min=1), default=default_jobs, show_default="the CPUs available",
+                           help="Searches run in parallel (results do not depend on it).")
 lock_option = click.option("--lock", "lock_path", type=click.Path(dir_okay=False, path_type=Path), default=Path(LOCK_NAME),
                            show_default=True, help="The lockfile (counterexample paths in it are relative to its folder).")
 
@@ -36,12 +38,12 @@ def read_lock(path: Path):
         raise UsageFailure(str(exc)) from None
 
 
-def regression(lock_path: Path, quiet: bool):
+def regression(lock_path: Path, quiet: bool, jobs: int = 1):
     """Run the comparison with a progress bar on stderr (none when ``quiet``)."""
     lock = read_lock(lock_path)
     progress = DelayedProgress(err_console())
     try:
-        return run_regression(lock, all_checks(), find_claim, None if quiet else progress.for_check)
+        return run_regression(lock, all_checks(), find_claim, None if quiet else progress.for_check, jobs)
     finally:
         progress.close()
 
@@ -55,7 +57,8 @@ def regression(lock_path: Path, quiet: bool):
 @click.option("--time", "time_limit", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
               help="Safety cap in seconds per check; set it well above what the budget needs so the budget decides.")
 @click.option("--dps", type=click.IntRange(min=15), default=QUICK.dps, show_default=True)
-def lock_cmd(lock_path, store_dir, seed, budget, time_limit, dps):
+@jobs_option
+def lock_cmd(lock_path, store_dir, seed, budget, time_limit, dps, jobs):
     """Write the lockfile: the verdict of every claim, part and reading, from a fixed-seed run.
 
     Stored counterexamples that still refute are listed as the evidence; checks without one
@@ -65,7 +68,8 @@ def lock_cmd(lock_path, store_dir, seed, budget, time_limit, dps):
     search = LockedSearch(seed=seed, budget=budget, time_limit=time_limit, dps=dps)
     progress = DelayedProgress(console)
     try:
-        lock, rows = make_lock(all_checks(), search, CounterexampleStore(store_dir), lock_path, find_claim, progress.for_check)
+        lock, rows = make_lock(all_checks(), search, CounterexampleStore(store_dir), lock_path, find_claim,
+                               progress.for_check, jobs)
     finally:
         progress.close()
     check_report.print_lock_rows(console, rows, lock_path)
@@ -83,13 +87,14 @@ def lock_cmd(lock_path, store_dir, seed, budget, time_limit, dps):
 @click.option("--json", "as_json", is_flag=True, help="Print the result list as JSON on stdout.")
 @click.option("--save", is_flag=True, help="Store counterexamples of claims that drifted to refuted (under --store).")
 @click.option("--store", "store_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("counterexamples"), show_default=True)
-def check_cmd(lock_path, junit_file, as_json, save, store_dir):
+@jobs_option
+def check_cmd(lock_path, junit_file, as_json, save, store_dir, jobs):
     """Replay the locked counterexamples, rerun the locked search, and compare with the lock.
 
     Exit 0 when everything matches, 1 with a drift table otherwise, 2 on a missing or corrupt
     lockfile or counterexample file.  Nothing is written unless --junit or --save is given.
     """
-    reg = regression(lock_path, as_json)
+    reg = regression(lock_path, as_json, jobs)
     if junit_file is not None:
         write_atomic(junit_file, junit.to_xml(reg))
     if save:

@@ -12,20 +12,21 @@ from ..reporters.formats import REPORT_FORMATS
 from ..reporters.report_data import sections
 from ..store import write_atomic
 from . import err_console, main, registry
-from .check import lock_option, regression
+from .check import jobs_option, lock_option, regression
 
 
 @main.command("report")
 @click.option("--format", "fmt", type=click.Choice(sorted(REPORT_FORMATS)), default="markdown", show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write here (default: stdout).")
 @lock_option
-def report_cmd(fmt, output, lock_path):
+@jobs_option
+def report_cmd(fmt, output, lock_path, jobs):
     """A report a reviewer can paste: statement, reading, verdict, typeset counterexample, replay command.
 
     It replays the locked counterexamples and reruns the locked search first, so the report
     shows what was just reproduced; the exit code is that of `verify check`.
     """
-    reg = regression(lock_path, quiet=output is None)
+    reg = regression(lock_path, quiet=output is None, jobs=jobs)
     text = REPORT_FORMATS[fmt](sections(registry(), reg), reg)
     if output is None:
         click.echo(text, nl=False)
