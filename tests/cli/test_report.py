@@ -110,3 +110,20 @@ def test_replay_latex_snippet():
     assert r"\paragraph{Counterexample to Lemma 4.1 (part main, reading as-printed).}" in tex
     assert r"A = \begin{pmatrix} 0 \\ 0 \\ -1 \end{pmatrix}" in tex
     assert "$= 1.5$" in tex and r"\texttt{verify replay" in tex
+
+
+def test_report_typesets_a_counterexample_the_locked_search_finds_now(project):
+    """A lock that says 4.1 survives: the report shows the counterexample the search finds afresh."""
+    import json
+
+    lock = project / "claims.lock"
+    doc = json.loads(lock.read_text())
+    e = next(e for e in doc["checks"] if e["claim"] == "4.1")
+    e.update(verdict="survived", counterexamples=[])
+    lock.write_text(json.dumps(doc))
+    r = run("report", "--format", "markdown")
+    assert r.exit_code == 1
+    sec = section(r.stdout, "## Lemma 4.1", r"^## ")
+    assert "**Drift from the lock**" in sec and "finds a counterexample, certified by exact rational arithmetic" in sec
+    assert r"\begin{pmatrix}" in sec and "verify check --save" in sec
+    assert "No certified counterexample" not in sec

@@ -9,7 +9,7 @@ from __future__ import annotations
 from html import escape
 
 from .latex import counterexample_math
-from .report_data import Item, Section, heading, item_label, replay_command, search_command, search_summary, verdict_label
+from .report_data import Item, Section, found_now, heading, item_label, replay_command, search_command, search_summary, verdict_label
 
 CSS = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 60em; padding: 0 1em; color: #222; }
@@ -51,6 +51,10 @@ def _value(value) -> str:
     return f'<table class="matrix">{body}</table>'
 
 
+def _cells(vars_) -> str:
+    return "".join(f'<div class="var"><span>{escape(k)} =</span>{_value(v)}</div>' for k, v in vars_.items())
+
+
 def _anchor(item: Item) -> str:
     c = item.check
     return escape(f"c-{c.claim.id}-{c.part.name}-{c.reading.name}".replace(" ", "_"))
@@ -69,7 +73,7 @@ def _item(item: Item, reg) -> str:
     for path, r in zip(o.files, o.replays):
         doc = r.loaded.document
         dims = ", ".join(f"{k} = {v}" for k, v in doc["dims"].items())
-        cells = "".join(f'<div class="var"><span>{escape(k)} =</span>{_value(v)}</div>' for k, v in doc["vars"].items())
+        cells = _cells(doc["vars"])
         out.append(f"<p>Counterexample ({escape(dims)}; {'shrunk; ' if doc.get('shrunk') else ''}"
                    f"certified by {escape(r.certificate.detail or r.certificate.method)}):</p><div class=\"cx\">{cells}</div>")
         out.append("<dl>"
@@ -79,7 +83,10 @@ def _item(item: Item, reg) -> str:
                    f"<dt>replay</dt><dd><code>{escape(replay_command(path))}</code></dd></dl>")
         out.append(f"<details><summary>LaTeX</summary><pre>{escape(counterexample_math(r))}</pre></details>")
     if o.result is not None:
-        out.append(f"<p>{escape(search_summary(item))}.</p><p>Reproduce: <code>{escape(search_command(item, reg))}</code></p>")
+        out.append(f"<p>{escape(search_summary(item))}.</p>")
+        if found_now(item) is not None:
+            out.append(f'<div class="cx">{_cells(found_now(item).vars)}</div>')
+        out.append(f"<p>Reproduce: <code>{escape(search_command(item, reg))}</code></p>")
     out.append("</section>")
     return "\n".join(out)
 

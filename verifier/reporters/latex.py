@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from ..store import Replay
-from .report_data import Item, Section, greek, heading, item_label, replay_command, search_command, search_summary, verdict_label
+from .report_data import Item, Section, found_now, greek, heading, item_label, replay_command, search_command, search_summary, verdict_label
 
 _SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
             "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
@@ -110,6 +110,8 @@ def _item(item: Item, reg) -> list[str]:
         out.append(replay_snippet(r))
     if o.result is not None:
         out.append(escape(search_summary(item)) + r".\par")
+        if found_now(item) is not None:
+            out.append(rf"\[ {tex_assignments(found_now(item).vars, found_now(item).dims)} \]")
         out.append(rf"Reproduce: \texttt{{{escape(search_command(item, reg))}}}\par")
     return out
 

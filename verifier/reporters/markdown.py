@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .latex import counterexample_math
-from .report_data import Item, Section, heading, item_label, replay_command, search_command, search_summary, verdict_label
+from .latex import counterexample_math, tex_assignments
+from .report_data import Item, Section, found_now, heading, item_label, replay_command, search_command, search_summary, verdict_label
 
 
 def _code(text: str) -> str:
@@ -36,7 +36,11 @@ def _item(item: Item, reg) -> list[str]:
             "",
         ]
     if o.result is not None:
-        out += [search_summary(item) + ".", "", f"Reproduce: `{search_command(item, reg)}`", ""]
+        out += [search_summary(item) + ".", ""]
+        cx = found_now(item)
+        if cx is not None:
+            out += ["$$", tex_assignments(cx.vars, cx.dims), "$$", ""]
+        out += [f"Reproduce: `{search_command(item, reg)}`", ""]
     return out
 
 

@@ -79,19 +79,32 @@ def fmt(x, digits=6) -> str:
 
 
 def search_summary(item: Item) -> str:
-    """Budget and closest margin of a fixed-seed search, in one sentence."""
+    """What the locked search found, in one sentence: budget and closest margin when it survived."""
     r = item.outcome.result
     if r is None:
         return ""
     s = r.stats
+    if r.verdict is Verdict.ERROR:
+        return f"The claim raised: {r.message}"
+    if r.counterexample is not None:
+        cx = r.counterexample
+        return (f"The locked search (seed {r.seed}, budget {r.budget:,}) finds a counterexample, certified by {cx.certificate}: "
+                f"lhs {cx.lhs}, rhs {cx.rhs}, margin {cx.margin}; store it with `verify check --save`")
+    if r.verdict is Verdict.PROVED:
+        where = f" on {r.domain}" if r.domain else ""
+        return f"Proved{where} (method {r.method}; {r.stop_reason})" + (f"; {r.message}" if r.message else "")
     text = (f"No certified counterexample in {s.evaluations:,} float64 evaluations "
             f"(seed {r.seed}, budget {r.budget:,}, {r.stop_reason}); closest margin reached "
             f"{fmt(s.best_margin)} (relative {fmt(s.best_relative_margin)}), largest lhs/rhs {fmt(s.max_ratio)}")
-    if r.verdict is Verdict.ERROR:
-        text = f"The claim raised: {r.message}"
-    elif r.message:
+    if r.message:
         text += f"; {r.message}"
     return text
+
+
+def found_now(item: Item):
+    """The counterexample the locked search found afresh (a drift), or None."""
+    r = item.outcome.result
+    return r.counterexample if r is not None else None
 
 
 def greek(name: str) -> str | None:
