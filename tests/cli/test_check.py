@@ -217,3 +217,21 @@ def test_parallel_searches_give_the_same_results(project):
     one = strip(json.loads(run("check", "--json", "--jobs", 1).stdout))
     two = strip(json.loads(run("check", "--json", "--jobs", 2).stdout))
     assert one == two and any(i["search"] for i in one)
+
+
+def test_lock_leaves_out_a_stored_file_that_no_longer_refutes(project):
+    edit_json(project / REVIEWER, lambda d: d["vars"].update(B=[["2"], ["0"], ["-2"]]))
+    r = run("lock", "--budget", BUDGET)
+    assert r.exit_code == 0, r.stderr
+    assert "no longer refutes" in r.stderr
+    e = entry(lock_doc(project), "4.1", "main", "as-printed")
+    assert e["verdict"] == "refuted" and e["counterexamples"] == ["counterexamples/alman-song-2025/4.1/main-as-printed-seed0.json"]
+    assert run("check").exit_code == 0
+
+
+def test_lock_refuses_a_corrupt_stored_file(project):
+    before = (project / "claims.lock").read_text()
+    edit_json(project / REVIEWER, lambda d: d.update(schema_version="one"))
+    r = run("lock", "--budget", BUDGET)
+    assert r.exit_code == 2 and "reviewer.json" in r.stderr and "schema_version" in r.stderr
+    assert (project / "claims.lock").read_text() == before
