@@ -15,7 +15,7 @@ from lemmas import REGISTRY
 from verifier.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-BUDGET = 3000
+BUDGET = 1000
 CHECKS = [ch.key for c in REGISTRY for ch in c.checks()]
 
 

@@ -37,7 +37,7 @@ def test_lock_lists_every_check_with_the_search_it_used(project):
 def test_lock_from_an_empty_store_finds_and_saves_the_counterexamples(tmp_path, monkeypatch):
     """No stored evidence: the fixed-seed search itself must find every refutation it locks."""
     monkeypatch.chdir(tmp_path)
-    r = run("lock", "--budget", 20000)
+    r = run("lock", "--budget", 5000)
     assert r.exit_code == 0, r.stderr
     doc = lock_doc(tmp_path)
     refuted = {(e["claim"], e["part"], e["reading"]) for e in doc["checks"] if e["verdict"] == "refuted"}

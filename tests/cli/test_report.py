@@ -37,8 +37,8 @@ def test_markdown_typesets_lemma_4_1_and_its_replay(project):
     assert f"`verify replay {LEMMA_4_1_FILE}`" in sec
     # a surviving claim: budget, seed and the closest margin reached
     sec = section(md, "## Lemma B.2", r"^## ")
-    assert "**SURVIVED**" in sec and "budget 3,000" in sec and "closest margin reached" in sec
-    assert "`verify lemma B.2 --part main --reading as-printed --seed 0 --budget 3000`" in sec
+    assert "**SURVIVED**" in sec and "budget 1,000" in sec and "closest margin reached" in sec
+    assert "`verify lemma B.2 --part main --reading as-printed --seed 0 --budget 1000`" in sec
 
 
 def test_markdown_shows_enough_digits_for_an_equality(project):
