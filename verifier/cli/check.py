@@ -13,7 +13,7 @@ from ..lock import LOCK_NAME, LockedSearch, LockFileError
 from ..regression import default_jobs, make_lock, run_regression
 from ..reporters import check_report, junit
 from ..reporters.progress import DelayedProgress
-from ..results import Verdict
+from ..results import RunResult, Verdict
 from ..store import CounterexampleStore, write_atomic
 from . import UsageFailure, _save_counterexamples, err_console, main, registry
 
@@ -98,11 +98,9 @@ def check_cmd(lock_path, junit_file, as_json, save, store_dir, jobs):
     if junit_file is not None:
         write_atomic(junit_file, junit.to_xml(reg))
     if save:
-        found = [o.result for o in reg.outcomes if o.result is not None and o.result.counterexample is not None]
+        found = tuple(o.result for o in reg.outcomes if o.result is not None and o.result.counterexample is not None)
         checks = {ch.key: ch for ch in all_checks()}
-        from ..results import RunResult
-
-        for key, path in _save_counterexamples(RunResult(tuple(found)), [checks[r.claim, r.part, r.reading] for r in found], store_dir).items():
+        for path in _save_counterexamples(RunResult(found), [checks[r.claim, r.part, r.reading] for r in found], store_dir).values():
             err_console().print(f"saved {path}")
     if as_json:
         click.echo(check_report.dumps_regression(reg))
