@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ._version import __version__
@@ -118,6 +118,25 @@ def relative_to_lock(lock_path: str | os.PathLike, file: str | os.PathLike) -> s
         return Path(os.path.relpath(file, base)).as_posix()
 
 
+def describe(search: LockedSearch) -> str:
+    return f"--seed {search.seed} --budget {search.budget} --time {search.time_limit:g} --dps {search.dps}"
+
+
+def restricted(lock: Lock, claim_ids: set[str]) -> Lock:
+    """The lock's entries for some claims only."""
+    return replace(lock, entries=tuple(e for e in lock.entries if e.claim in claim_ids))
+
+
+def merged(old: Lock, new: Lock, claim_ids: set[str], order: list[tuple[str, str, str]]) -> Lock:
+    """``new`` for the claims in ``claim_ids``, ``old`` for the rest, in registry ``order``."""
+    if old.search != new.search:
+        raise ValueError(f"{old.path} was made with {describe(old.search)}; re-lock every claim to change the search, or pass the same options")
+    rank = {key: i for i, key in enumerate(order)}
+    kept = [e for e in old.entries if e.claim not in claim_ids]
+    entries = sorted(kept + list(new.entries), key=lambda e: rank.get(e.key, len(rank)))
+    return replace(new, entries=tuple(entries))
+
+
 # ---------------------------------------------------------------------------- reading
 _VERDICTS = {v.value for v in Verdict}
 
@@ -190,4 +209,4 @@ def _entry(path, i, item) -> LockEntry:
     )
 
 
-__all__ = ["LOCK_NAME", "Lock", "LockEntry", "LockFileError", "LockedSearch", "dumps", "read", "relative_to_lock", "write"]
+__all__ = ["LOCK_NAME", "Lock", "LockEntry", "LockFileError", "LockedSearch", "dumps", "merged", "read", "relative_to_lock", "restricted", "write"]

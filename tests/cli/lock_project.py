@@ -16,10 +16,24 @@ from verifier.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 BUDGET = 1000
-CHECKS = [ch.key for c in REGISTRY for ch in c.checks()]
+# The claims these tests were written against; claims added to the pack later are left out
+# (``--claim``), so the tests stay fast and their expectations stay true as the pack grows.
+CLAIMS = ("3.3", "4.1", "4.2", "B.2")
+CHECKS = [ch.key for c in REGISTRY if c.id in CLAIMS for ch in c.checks()]
+SELECT = [a for c in CLAIMS for a in ("--claim", c)]
+K_SELECT = " or ".join(CLAIMS)  # the same selection as a pytest -k expression
 
 
 def run(*args):
+    """``verify ARGS``; lock, check and report get the ``--claim`` selection above."""
+    args = [str(a) for a in args]
+    if args and args[0] in ("lock", "check", "report"):
+        args += SELECT
+    return CliRunner().invoke(main, args)
+
+
+def run_everything(*args):
+    """``verify ARGS`` on the whole registry."""
     return CliRunner().invoke(main, [str(a) for a in args])
 
 

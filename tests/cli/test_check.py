@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 from lemmas import REGISTRY
 from verifier.results import Verdict
 
-from .lock_project import BUDGET, CHECKS, lock_doc, locked_template, project, run, snapshot  # noqa: F401  (fixtures)
+from .lock_project import BUDGET, CHECKS, lock_doc, locked_template, project, run, run_everything, snapshot  # noqa: F401  (fixtures)
 
 REVIEWER = "counterexamples/alman-song-2025/4.1/reviewer.json"
 
@@ -107,11 +107,14 @@ def test_verdict_moved_and_registry_changes_are_drift(project):
         d["checks"].append({"paper": "alman-song-2025", "claim": "9.9", "part": "main", "reading": "as-printed", "verdict": "survived"})
 
     edit_json(project / "claims.lock", change)
-    items = {(i["claim"], i["part"]): i for i in json.loads(run("check", "--json").stdout)}
-    assert items["B.2", "main"]["change"] == "verdict moved" and items["B.2", "main"]["now"] == "survived"
-    assert items["3.3", "1"]["change"] == "not in the lock"
-    assert items["9.9", "main"]["change"] == "in the lock, no longer in the registry"
-    assert sum(i["status"] == "drift" for i in items.values()) == 3
+    r = run_everything("check", "--json")  # the whole registry: a claim gone from it is not selectable by id
+    assert r.exit_code == 1
+    items = {(i["claim"], i["part"], i["reading"]): i for i in json.loads(r.stdout)}
+    assert items["B.2", "main", "as-printed"]["change"] == "verdict moved" and items["B.2", "main", "as-printed"]["now"] == "survived"
+    assert items["3.3", "1", "as-printed"]["change"] == "not in the lock"
+    assert items["9.9", "main", "as-printed"]["change"] == "in the lock, no longer in the registry"
+    assert sum(items[k]["status"] == "drift" for k in CHECKS) == 2
+    assert all(i["change"] == "not in the lock" for k, i in items.items() if k not in CHECKS and k[0] != "9.9")
 
 
 def test_check_never_rewrites_anything(project):
@@ -202,8 +205,19 @@ def test_every_registered_claim_is_locked_in_the_repository():
     from .lock_project import ROOT
 
     lock = read(ROOT / "claims.lock")
-    assert [e.key for e in lock.entries] == CHECKS
-    assert len(REGISTRY) >= 1
+    assert [e.key for e in lock.entries] == [ch.key for c in REGISTRY for ch in c.checks()]
+
+
+def test_lock_one_claim_keeps_the_other_entries(project):
+    before = lock_doc(project)
+    edit_json(project / REVIEWER, lambda d: d["vars"].update(B=[["2"], ["0"], ["-2"]]))
+    r = run_everything("lock", "--budget", BUDGET, "--claim", "4.1")
+    assert r.exit_code == 0, r.stderr
+    after = lock_doc(project)
+    assert [e for e in after["checks"] if e["claim"] != "4.1"] == [e for e in before["checks"] if e["claim"] != "4.1"]
+    assert REVIEWER not in entry(after, "4.1", "main", "as-printed")["counterexamples"]
+    r = run_everything("lock", "--budget", BUDGET + 1, "--claim", "4.1")
+    assert r.exit_code == 2 and f"--budget {BUDGET}" in r.stderr
 
 
 def test_parallel_searches_give_the_same_results(project):

@@ -3,10 +3,9 @@
 import re
 from html.parser import HTMLParser
 
-from lemmas import REGISTRY
 from verifier.reporters.latex import escape, tex_number, tex_value
 
-from .lock_project import CHECKS, ROOT, locked_template, project, run  # noqa: F401  (fixtures)
+from .lock_project import CHECKS, CLAIMS, ROOT, locked_template, project, run  # noqa: F401  (fixtures)
 
 LEMMA_4_1_FILE = "counterexamples/alman-song-2025/4.1/main-as-printed-seed0.json"
 
@@ -29,7 +28,7 @@ def test_markdown_typesets_lemma_4_1_and_its_replay(project):
     r = run("report", "--format", "markdown")
     assert r.exit_code == 0, r.stderr
     md = r.stdout
-    assert md.count("\n## ") == len(REGISTRY)
+    assert md.count("\n## ") == len(CLAIMS)
     sec = section(md, "## Lemma 4.1", r"^## ")
     assert "**REFUTED**" in sec and "The statement exactly as printed." in sec
     assert r"A = \begin{pmatrix} 0 \\ 0 \\ -1 \end{pmatrix}" in sec and r"\epsilon = 1" in sec
@@ -60,7 +59,7 @@ def test_latex_report_is_a_document_with_balanced_braces(project):
     assert body.count("{") == body.count("}")
     assert tex.count(r"\begin{pmatrix}") == tex.count(r"\end{pmatrix}") >= 4
     assert rf"\texttt{{verify replay {escape(LEMMA_4_1_FILE)}}}" in tex
-    assert tex.count(r"\section{") == len(REGISTRY)
+    assert tex.count(r"\section{") == len(CLAIMS)
 
 
 class _Rows(HTMLParser):
@@ -85,7 +84,7 @@ def test_html_report_is_self_contained_with_a_row_per_check(project):
     parser.feed(page)
     assert parser.external == []
     assert len(parser.rows) == len(CHECKS)
-    assert {row["data-claim"] for row in parser.rows} == {c.id for c in REGISTRY}
+    assert {row["data-claim"] for row in parser.rows} == set(CLAIMS)
     assert "<script src" not in page and "<link" not in page
 
 

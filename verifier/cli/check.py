@@ -15,7 +15,7 @@ from ..reporters import check_report, junit
 from ..reporters.progress import DelayedProgress
 from ..results import RunResult, Verdict
 from ..store import CounterexampleStore, write_atomic
-from . import UsageFailure, _save_counterexamples, err_console, main, registry
+from . import UsageFailure, _save_counterexamples, err_console, get_claim, main, registry
 
 jobs_option = click.option("--jobs", type=click.IntRange(min=1), default=default_jobs, show_default="the CPUs available",
                            help="Searches run in parallel (results do not depend on it).")
@@ -23,8 +23,20 @@ lock_option = click.option("--lock", "lock_path", type=click.Path(dir_okay=False
                            show_default=True, help="The lockfile (counterexample paths in it are relative to its folder).")
 
 
-def all_checks():
-    return [ch for c in registry() for ch in c.checks()]
+claim_option = click.option("--claim", "claim_ids", multiple=True, metavar="ID",
+                            help="Only this claim (repeatable; default: every claim). `verify lock --claim` keeps the other entries.")
+
+
+def selected_claims(claim_ids=()):
+    """The claims asked for, in registry order (every claim when none is named)."""
+    if not claim_ids:
+        return list(registry())
+    wanted = {get_claim(cid).id for cid in claim_ids}
+    return [c for c in registry() if c.id in wanted]
+
+
+def all_checks(claims=None):
+    return [ch for c in (registry() if claims is None else claims) for ch in c.checks()]
 
 
 def find_claim(paper, cid):
@@ -38,12 +50,14 @@ def read_lock(path: Path):
         raise UsageFailure(str(exc)) from None
 
 
-def regression(lock_path: Path, quiet: bool, jobs: int = 1):
-    """Run the comparison with a progress bar on stderr (none when ``quiet``)."""
+def regression(lock_path: Path, quiet: bool, jobs: int = 1, claims=None):
+    """Run the comparison with a progress bar on stderr (none when ``quiet``); ``claims``: a selection."""
     lock = read_lock(lock_path)
+    if claims is not None:
+        lock = lockfile.restricted(lock, {c.id for c in claims})
     progress = DelayedProgress(err_console())
     try:
-        return run_regression(lock, all_checks(), find_claim, None if quiet else progress.for_check, jobs)
+        return run_regression(lock, all_checks(claims), find_claim, None if quiet else progress.for_check, jobs)
     finally:
         progress.close()
 
@@ -58,7 +72,8 @@ def regression(lock_path: Path, quiet: bool, jobs: int = 1):
               help="Safety cap in seconds per check; set it well above what the budget needs so the budget decides.")
 @click.option("--dps", type=click.IntRange(min=15), default=QUICK.dps, show_default=True)
 @jobs_option
-def lock_cmd(lock_path, store_dir, seed, budget, time_limit, dps, jobs):
+@claim_option
+def lock_cmd(lock_path, store_dir, seed, budget, time_limit, dps, jobs, claim_ids):
     """Write the lockfile: the verdict of every claim, part and reading, from a fixed-seed run.
 
     Stored counterexamples that still refute are listed as the evidence; checks without one
@@ -66,9 +81,13 @@ def lock_cmd(lock_path, store_dir, seed, budget, time_limit, dps, jobs):
     """
     console = err_console()
     search = LockedSearch(seed=seed, budget=budget, time_limit=time_limit, dps=dps)
+    old = read_lock(lock_path) if claim_ids and lock_path.exists() else None
+    if old is not None and old.search != search:  # refuse before searching, not after
+        raise UsageFailure(f"{lock_path} was made with {lockfile.describe(old.search)}; pass the same options, or re-lock every claim")
     progress = DelayedProgress(console)
     try:
-        lock, rows = make_lock(all_checks(), search, CounterexampleStore(store_dir), lock_path, find_claim,
+        claims = selected_claims(claim_ids)
+        lock, rows = make_lock(all_checks(claims), search, CounterexampleStore(store_dir), lock_path, find_claim,
                                progress.for_check, jobs)
     finally:
         progress.close()
@@ -77,6 +96,8 @@ def lock_cmd(lock_path, store_dir, seed, budget, time_limit, dps, jobs):
     if errors:
         names = ", ".join(f"{r.entry.claim} part {r.entry.part} [{r.entry.reading}]: {r.result.message}" for r in errors)
         raise UsageFailure(f"not writing {lock_path}: a claim raised ({names})")
+    if old is not None:
+        lock = lockfile.merged(old, lock, {c.id for c in claims}, [ch.key for ch in all_checks()])
     lockfile.write(lock)
     console.print(f"wrote {lock_path} ({len(lock.entries)} checks, seed {seed}, budget {budget:,}); commit it with the counterexamples")
 
@@ -88,13 +109,14 @@ def lock_cmd(lock_path, store_dir, seed, budget, time_limit, dps, jobs):
 @click.option("--save", is_flag=True, help="Store counterexamples of claims that drifted to refuted (under --store).")
 @click.option("--store", "store_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("counterexamples"), show_default=True)
 @jobs_option
-def check_cmd(lock_path, junit_file, as_json, save, store_dir, jobs):
+@claim_option
+def check_cmd(lock_path, junit_file, as_json, save, store_dir, jobs, claim_ids):
     """Replay the locked counterexamples, rerun the locked search, and compare with the lock.
 
     Exit 0 when everything matches, 1 with a drift table otherwise, 2 on a missing or corrupt
     lockfile or counterexample file.  Nothing is written unless --junit or --save is given.
     """
-    reg = regression(lock_path, as_json, jobs)
+    reg = regression(lock_path, as_json, jobs, selected_claims(claim_ids) if claim_ids else None)
     if junit_file is not None:
         write_atomic(junit_file, junit.to_xml(reg))
     if save:

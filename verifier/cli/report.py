@@ -11,8 +11,8 @@ from ..reporters import check_report
 from ..reporters.formats import REPORT_FORMATS
 from ..reporters.report_data import sections
 from ..store import write_atomic
-from . import err_console, main, registry
-from .check import jobs_option, lock_option, regression
+from . import err_console, main
+from .check import claim_option, jobs_option, lock_option, regression, selected_claims
 
 
 @main.command("report")
@@ -20,14 +20,16 @@ from .check import jobs_option, lock_option, regression
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write here (default: stdout).")
 @lock_option
 @jobs_option
-def report_cmd(fmt, output, lock_path, jobs):
+@claim_option
+def report_cmd(fmt, output, lock_path, jobs, claim_ids):
     """A report a reviewer can paste: statement, reading, verdict, typeset counterexample, replay command.
 
     It replays the locked counterexamples and reruns the locked search first, so the report
     shows what was just reproduced; the exit code is that of `verify check`.
     """
-    reg = regression(lock_path, quiet=output is None, jobs=jobs)
-    text = REPORT_FORMATS[fmt](sections(registry(), reg), reg)
+    claims = selected_claims(claim_ids)
+    reg = regression(lock_path, quiet=output is None, jobs=jobs, claims=claims if claim_ids else None)
+    text = REPORT_FORMATS[fmt](sections(claims, reg), reg)
     if output is None:
         click.echo(text, nl=False)
     else:
