@@ -30,7 +30,10 @@ Readings.
     hypotheses ||Res(A_i)|| <= K_i ||Res(X)|| <= eps.
   - ``attention-free-K``: K is any constant, so the condition is ||Res(A_i)|| <= eps (with
     Res(X) != 0, so that such a K exists).
-  eps is searched from its lower bound (max_i K_i ||Res(X)||, resp. max_i ||Res(A_i)||) up.
+  eps is searched from its lower bound up: the largest of the conditions that bound it from
+  below (K_i ||Res(X)||, resp. ||Res(A_i)||, and ||(B - X) W_v|| / H).  The conditions on W_v
+  are conditions of the lemma, so they apply to both parts (for Part 1, W_v = V2 is a free
+  matrix that only has to exist).
 
 Hand derivation (false).  Res removes a *column*-constant 1_n y^T, but the softmax is only
 invariant under *row* shifts (Fact 3.2): the proof's "softm_2(B) = softm_2(R_B)" confuses
@@ -90,7 +93,12 @@ def _attention_2(ctx, v, Z):
     return softm(ctx, Z @ v.Q2 @ ctx.T(v.K2) @ ctx.T(Z))
 
 
-_PART_2_HYPOTHESES = (
+def _value_shift(ctx, v):
+    """||(B - X) W_v||_inf / H: the condition ||(B - X) W_v|| <= H eps is a lower bound on eps."""
+    return ctx.norm_inf((_B(ctx, v) - v.X) @ v.V2) / v.dims["H"]
+
+
+_W_V_HYPOTHESES = (
     Hypothesis("||(B - X) W_v||_inf <= H eps", lambda ctx, v: v.dims["H"] * v.eps - ctx.norm_inf((_B(ctx, v) - v.X) @ v.V2)),
     Hypothesis("||X W_v||_inf <= 1", lambda ctx, v: 1 - ctx.norm_inf(v.X @ v.V2)),
 )
@@ -126,6 +134,7 @@ claim = Claim(
         Matrix("K2", "d", "d"),
         Matrix("V2", "d", "d"),
     ],
+    hypotheses=_W_V_HYPOTHESES,
     parts=[
         Part(
             "1",
@@ -139,7 +148,6 @@ claim = Claim(
             "2",
             lhs=lambda ctx, v: ctx.norm_inf(satt(ctx, _B(ctx, v), v.Q2, v.K2, v.V2) - satt(ctx, v.X, v.Q2, v.K2, v.V2)),
             rhs=_eps0,
-            hypotheses=_PART_2_HYPOTHESES,
             statement="||softmv_2(B) - softmv_2(X)||_inf <= eps_0 = 3 g(2 H eps)",
             lhs_text="||softmv_2(B) - softmv_2(X)||_inf",
             rhs_text="3 g(2 H eps)",
@@ -149,13 +157,13 @@ claim = Claim(
         Reading(
             "attention",
             "K_i = (e^theta_i - 1)||V1_i|| of Lemma 5.1 per head; ||Res(A_i)|| <= K_i ||Res(X)|| <= eps.",
-            extra_variables=(Scalar("eps", lo=0, lower=lambda ctx, v: _max(ctx, _K_res_X(ctx, v)), lower_text="max_i K_i ||Res(X)||"),),
+            extra_variables=(Scalar("eps", lo=0, lower=lambda ctx, v: _max(ctx, _K_res_X(ctx, v) + [_value_shift(ctx, v)]), lower_text="max(max_i K_i ||Res(X)||, ||(B - X) W_v|| / H)"),),
             extra_hypotheses=_lemma_5_1_K_hypotheses(),
         ),
         Reading(
             "attention-free-K",
             "K is any constant: ||Res(A_i)|| <= eps for every head, Res(X) != 0.",
-            extra_variables=(Scalar("eps", lo=0, lower=lambda ctx, v: _max(ctx, _res_A(ctx, v)), lower_text="max_i ||Res(A_i)||"),),
+            extra_variables=(Scalar("eps", lo=0, lower=lambda ctx, v: _max(ctx, _res_A(ctx, v) + [_value_shift(ctx, v)]), lower_text="max(max_i ||Res(A_i)||, ||(B - X) W_v|| / H)"),),
             extra_hypotheses=(Hypothesis("Res(X) != 0", lambda ctx, v: ctx.norm_inf(res_midrange(ctx, v.X)), strict=True),),
         ),
     ],

@@ -19,6 +19,9 @@ the next layer's output (the proof's second step).  W_v is a value matrix of a f
 |entries| <= eta.  K = (e^theta - 1) ||W_v||_inf with theta = 1 (Lemma 5.1's K, theta = 1 "due to
 Lemma B.4", as the proof uses).  ||Res(X_l)||_inf is the optimal value of Definition 3.4, the
 same for every minimiser.  The network has L = l + 1 layers (the last one makes B).
+Parametrisation: eta in (0, 1], then phi_0 up to the value where eps_l = 1, then X_0 with
+||X_0||_inf <= phi_0 by construction -- the same domain as the hypotheses, sampled where they
+are tight (eps_l near 1, X_0 at +-phi_0).
 
 Hand derivation.  Every step that uses Fact 3.3 (2) loses a factor d.
 * Part 3 is false: n = 1 (softmax = 1), d = 2, H = 1, l = 1, eta = 1, X_0 = (1/5, 1/5) =
@@ -52,6 +55,16 @@ def _eps(ctx, v):
     return eps_l(ctx, v, v.dims["L"] - 1)
 
 
+def _phi0_max(ctx, v):
+    """The phi_0 at which eps_l = 1; sampling phi_0 up to it puts eps_l in (0, 1] by construction.
+
+    The denominator is floored at 10^-30 (eta = 0) so the bound stays a finite rational; the
+    floor only shrinks the domain.
+    """
+    growth = 2 * v.eta * (1 + v.dims["H"] * v.eta) ** (v.dims["L"] - 1)
+    return 1 / ctx.maximum(growth, ctx.const("1/" + "1" + "0" * 30))
+
+
 def _K(ctx, v):
     return (ctx.exp(ctx.const(1)) - 1) * ctx.norm_inf(v.V)
 
@@ -71,9 +84,9 @@ claim = Claim(
     ),
     dims=[Dim("L", 2, 3), Dim("H", 1, 2), Dim("n", 1, 3), Dim("d", 1, 3)],
     variables=[
-        Variable("X0", ("n", "d")),
-        Scalar("phi0", lower=lambda ctx, v: ctx.norm_inf(v.X0), lower_text="||X_0||_inf"),
         Scalar("eta", lo=0, hi=1),
+        Scalar("phi0", lo=0, upper=_phi0_max, upper_text="1 / (2 eta (1 + H eta)^l)"),
+        Variable("X0", ("n", "d"), radius="phi0"),
         Variable("Wq", ("L", "H", "d", "d"), radius="eta"),
         Variable("Wk", ("L", "H", "d", "d"), radius="eta"),
         Variable("Wv", ("L", "H", "d", "d"), radius="eta"),
