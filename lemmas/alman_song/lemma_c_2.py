@@ -36,14 +36,12 @@ Hand derivation.  Every step that uses Fact 3.3 (2) loses a factor d.
   (p is too small); the search decides.
 """
 
-import numpy as np
-
 from verifier import Claim, Dim, Hypothesis, Matrix, Part, Scalar, Variable
 
 from . import PAPER
 from .common import res_midrange
 from .lemma_d_7 import eps_l
-from .network import outputs
+from .network import outputs, weights
 
 
 def _layers(ctx, v):
@@ -87,9 +85,7 @@ claim = Claim(
         Scalar("eta", lo=0, hi=1),
         Scalar("phi0", lo=0, upper=_phi0_max, upper_text="1 / (2 eta (1 + H eta)^l)"),
         Variable("X0", ("n", "d"), radius="phi0"),
-        Variable("Wq", ("L", "H", "d", "d"), radius="eta"),
-        Variable("Wk", ("L", "H", "d", "d"), radius="eta"),
-        Variable("Wv", ("L", "H", "d", "d"), radius="eta"),
+        *weights("L"),
         Matrix("V", "d", "d", radius="eta"),
     ],
     hypotheses=[

@@ -29,13 +29,11 @@ Hand derivation.
   the difference; not expected in the small-eta regime.
 """
 
-import numpy as np
-
 from verifier import Claim, Dim, Hypothesis, Matrix, Part, Reading, Scalar, Variable
 
 from . import PAPER
 from .common import satt
-from .network import outputs
+from .network import outputs, weights
 
 
 def _X_l(ctx, v):
@@ -76,9 +74,7 @@ claim = Claim(
         Variable("X0", ("n", "d")),
         Scalar("phi0", lower=lambda ctx, v: ctx.norm_inf(v.X0), lower_text="||X_0||_inf"),
         Scalar("eta", lo=0),
-        Variable("Wq", ("l", "H", "d", "d"), radius="eta"),
-        Variable("Wk", ("l", "H", "d", "d"), radius="eta"),
-        Variable("Wv", ("l", "H", "d", "d"), radius="eta"),
+        *weights("l"),
         Matrix("Q", "d", "d", radius="eta"),
         Matrix("K", "d", "d", radius="eta"),
         Matrix("V", "d", "d", radius="eta"),

@@ -22,7 +22,7 @@ for every eta > 0: both parts fail.  For d = 1 both hold.
 from verifier import Claim, Dim, Part, Scalar, Variable
 
 from . import PAPER
-from .network import outputs
+from .network import outputs, weights
 
 
 def _norms(ctx, v):
@@ -57,9 +57,7 @@ claim = Claim(
         Variable("X0", ("n", "d")),
         Scalar("phi0", lower=lambda ctx, v: ctx.norm_inf(v.X0), lower_text="||X_0||_inf"),
         Scalar("eta", lo=0),
-        Variable("Wq", ("L", "H", "d", "d")),
-        Variable("Wk", ("L", "H", "d", "d")),
-        Variable("Wv", ("L", "H", "d", "d"), radius="eta"),
+        *weights("L", bounded=("Wv",)),
     ],
     parts=[
         Part(

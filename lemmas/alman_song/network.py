@@ -8,7 +8,15 @@ A single head is :func:`common.satt` (Definition 1.1, no beta).
 
 from __future__ import annotations
 
+from verifier import Variable
+
 from .common import satt
+
+
+def weights(layers: str, bounded=("Wq", "Wk", "Wv")) -> list[Variable]:
+    """The variables Wq, Wk, Wv of a network (shape layers x H x d x d); the ``bounded`` ones
+    have every entry within eta (a scalar variable ``eta`` declared before them)."""
+    return [Variable(name, (layers, "H", "d", "d"), radius="eta" if name in bounded else None) for name in ("Wq", "Wk", "Wv")]
 
 
 def heads(ctx, X, Wq, Wk, Wv):

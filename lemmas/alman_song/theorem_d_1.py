@@ -37,7 +37,7 @@ reproduces it exactly, so the theorem itself is not contradicted there.
 from verifier import Claim, Dim, Hypothesis, Part, Scalar, Variable
 
 from . import PAPER
-from .network import heads, outputs, parallel_surrogate
+from .network import heads, outputs, parallel_surrogate, weights
 
 
 def _S(ctx, v):
@@ -92,9 +92,7 @@ claim = Claim(
         Scalar("phi0", lo=0),
         Scalar("eta", lo=0, upper=_eta_max, upper_text="A min{1/(HL), 1/phi_0}"),
         Variable("X", ("n", "d"), radius="phi0"),
-        Variable("Wq", ("L", "H", "d", "d"), radius="eta"),
-        Variable("Wk", ("L", "H", "d", "d"), radius="eta"),
-        Variable("Wv", ("L", "H", "d", "d"), radius="eta"),
+        *weights("L"),
     ],
     hypotheses=[
         Hypothesis("A > 0", lambda ctx, v: v.A, strict=True),

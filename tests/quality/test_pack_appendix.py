@@ -4,7 +4,6 @@ in their modules predict (fixed seed, no stored files in sight)."""
 import numpy as np
 import pytest
 
-from lemmas import REGISTRY
 from tests.conftest import check_of
 from verifier.certify import Certifier
 from verifier.engine import SearchConfig, run_check
