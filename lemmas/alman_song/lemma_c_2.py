@@ -33,7 +33,14 @@ Hand derivation.  Every step that uses Fact 3.3 (2) loses a factor d.
   for d = 3: n = 2, X_0 rows +-phi_0 (1, 1, 1), phi_0 = 6/25, eta = 1, all weights 1: the
   attention puts weight p = 0.957 on the own row, ||Res(X_1)|| = phi_0 (1 + 3(2p - 1)) = 0.898,
   K ||Res(X_1)|| = 1.54 > eps_1 = 0.96.  For d <= 2 with H = 1, l = 1 the same family holds
-  (p is too small); the search decides.
+  (p is too small).
+
+Tool versus hand.  Parts 2 and 3 are refuted by the search as derived (n = 1, d = 2).  Part 1
+is NOT found by the search (seed 0, budgets up to 400,000: it stops at lhs/rhs ~ 0.97,
+largest ratios near (e - 1)/2 come from points where Res(X_l) = X_l); the hand point above is
+certified violated in ball arithmetic (tests/quality/test_pack_appendix.py).  The search is
+what is wrong here: the point needs four aligned sign patterns (X_0, W_q, W_k, W_v) at
+d = 3, n = 2, which the structured sampler rarely draws together.  Part 1 is false.
 """
 
 from verifier import Claim, Dim, Hypothesis, Matrix, Part, Scalar, Variable
