@@ -34,7 +34,7 @@ sum_h V_{l,h}), and one layer with a single head V = prod_l (I + sum_h V_{l,h}) 
 reproduces it exactly, so the theorem itself is not contradicted there.
 """
 
-from verifier import Claim, Dim, Hypothesis, Part, Scalar, Variable
+from verifier import Claim, Dim, Hypothesis, Part, Reading, Scalar, Variable
 
 from . import PAPER
 from .network import heads, outputs, parallel_surrogate, weights
@@ -86,6 +86,7 @@ claim = Claim(
         "S: Definition 3.7's network, no beta."
     ),
     refuted_verdict="surrogate-fails",
+    readings=[Reading("explicit-2A/L", "O(A/L) read with the proof's explicit constant 2A/L, A in (0, 1].")],
     dims=[Dim("L", 1, 3), Dim("H", 1, 2), Dim("n", 1, 2), Dim("d", 1, 2)],
     variables=[
         Scalar("A", lo=0, hi=1),
