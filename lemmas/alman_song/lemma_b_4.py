@@ -18,7 +18,8 @@ Readings.
   minimiser, chosen by t in [0, 1]^d via ``common.res_chosen``).  ||Res(X)||_inf, hence the
   hypothesis on beta, is the same for every minimiser.
 * Parts: ``main`` is the statement (balance(E) <= 1, Definition 3.5); ``proof-bound`` is what
-  the proof actually bounds, ||E||_inf <= 1.
+  the proof actually bounds, ||E||_inf <= 1; ``proof-step-W`` is the proof's first step
+  ||W||_inf <= ||W_q|| ||W_k|| <= eta^2 (Fact 3.3 (2); no Res, so checked once).
 
 Hand derivation (false).  balance(E) <= 2||E||_inf and |E_ij| = beta |sum_{k,l} R_ik W_kl R_jl|
 <= beta d^2 ||R||^2 ||W||_inf with ||W||_inf <= d eta^2 (Fact 3.3 (2) fails by the factor d),
@@ -26,8 +27,9 @@ so the true bound is balance(E) <= 2 d^3.  Already d = 1 breaks ``main``: X = (1
 Res(X) = X (unique for d = 1), eta = 1, W_q = W_k = 1, beta = 1 = 1/(||R||^2 eta^2), and
 E = [[1, -1], [-1, 1]] has row range 2 > 1.  ``proof-bound`` holds for d = 1 (|E_ij| <= beta
 R^2 eta^2 <= 1) and fails for d = 2: X = [[1, 1], [-1, -1]], all weights 1, beta = 1 gives
-E_11 = 8.  Both counterexamples have d = 1 or use a unique Res (X's columns have equal
-ranges, so the midrange is the only minimiser), so both readings are refuted.
+E_11 = 8.  ``proof-step-W`` fails for d = 2: W_q = W_k = ones, eta = 1 gives W = 2 ones,
+||W|| = 2 > 1 (the factor d of Fact 3.3 (2)).  The hand counterexamples have d = 1 or columns
+of equal range, where the midrange is the only minimiser, so both Res readings are refuted.
 """
 
 from verifier import Claim, Dim, Hypothesis, Matrix, Part, Reading, Scalar, Vector
@@ -101,6 +103,14 @@ claim = Claim(
             lhs_text="||E||_inf",
             rhs_text="1",
         ),
+        Part(
+            "proof-step-W",
+            lhs=lambda ctx, v: ctx.norm_inf(v.Wq @ ctx.T(v.Wk)),
+            rhs=lambda ctx, v: v.eta**2,
+            statement="||W||_inf <= ||W_q||_inf ||W_k||_inf <= eta^2 (the proof's first step)",
+            lhs_text="||W_q W_k^T||_inf",
+            rhs_text="eta^2",
+        ),
     ],
     readings=[
         Reading("midrange", "Res(X) subtracts the per-column midrange (always a minimiser).", params={"res": "midrange"}),
@@ -108,6 +118,7 @@ claim = Claim(
             "adversarial",
             "Res(X) with any valid minimiser, chosen adversarially by t in [0, 1]^d.",
             params={"res": "chosen"},
+            parts=("main", "proof-bound"),
             extra_variables=(Vector("t", "d", lo=0, hi=1),),
         ),
     ],

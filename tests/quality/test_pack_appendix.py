@@ -27,6 +27,7 @@ CASES = [
     ("B.4", "main", "adversarial", 20_000, R, {"d": 1}),
     ("B.4", "proof-bound", "midrange", 20_000, R, {"d": 2}),
     ("B.4", "proof-bound", "adversarial", 20_000, R, {"d": 2}),
+    ("B.4", "proof-step-W", "midrange", 20_000, R, {"d": 2}),
     ("D.4", "main", None, 20_000, S, None),
     ("D.5", "main", "as-printed", 20_000, R, None),
     ("D.5", "main", "intended", 20_000, S, None),
