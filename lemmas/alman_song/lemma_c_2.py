@@ -36,11 +36,11 @@ Hand derivation.  Every step that uses Fact 3.3 (2) loses a factor d.
   (p is too small).
 
 Tool versus hand.  Parts 2 and 3 are refuted by the search as derived (n = 1, d = 2).  Part 1
-is NOT found by the search (seed 0, budgets up to 400,000: it stops at lhs/rhs ~ 0.97,
-largest ratios near (e - 1)/2 come from points where Res(X_l) = X_l); the hand point above is
-certified violated in ball arithmetic (tests/quality/test_pack_appendix.py).  The search is
-what is wrong here: the point needs four aligned sign patterns (X_0, W_q, W_k, W_v) at
-d = 3, n = 2, which the structured sampler rarely draws together.  Part 1 is false.
+needs a large budget: with seed 0 the generate phase first meets a violation after 227,328
+evaluations (about 3 s), so budgets below ~460,000 (generate gets half) report "survived" with
+lhs/rhs up to ~0.97; 500,000 finds it.  The shrunk point is the hand family: d = 3, n = 2,
+X_0 rows +-(1, 1, 1), phi_0 = 1, eta = 0.358 (eps_l just below 1).  The point needs several
+aligned sign patterns at once, which the structured sampler draws rarely.  Part 1 is false.
 """
 
 from verifier import Claim, Dim, Hypothesis, Matrix, Part, Scalar, Variable
