@@ -246,11 +246,11 @@ def _free_pattern(name, rng, m, shape, var: Variable):
         w = rng.standard_normal((m, 1, shape[1]))
         return (u * w).astype(float)
     if name in ("equal-rows", "equal-cols", "rank-one"):  # vectors: constant / one-hot
-        if name == "rank-one":
-            out = np.zeros(full)
-            idx = rng.integers(0, shape[0], m)
+        if name == "rank-one":  # one-hot over all entries (vectors and higher-order arrays alike)
+            out = np.zeros((m, int(np.prod(shape, dtype=int))))
+            idx = rng.integers(0, out.shape[1], m)
             out[np.arange(m), idx] = rng.standard_normal(m) * _log_scale(rng, m)
-            return out
+            return out.reshape(full)
         return np.broadcast_to(rng.standard_normal((m,) + (1,) * len(shape)), full).copy()
     if name == "signs":
         return rng.choice([-1.0, 1.0], full) * _per(m, shape, _log_scale(rng, m))

@@ -32,6 +32,9 @@ def format_value(value) -> str:
     """Nested lists of exact strings as a compact matrix, column vectors transposed."""
     if not isinstance(value, list):
         return str(value)
+    if value and isinstance(value[0], list) and value[0] and isinstance(value[0][0], list):
+        # three or more axes (layer, head, ...): one labelled block per leading index
+        return "\n".join(f"[{', '.join(map(str, idx))}]\n" + format_value(m) for idx, m in _matrices(value))
     if value and isinstance(value[0], list):
         if all(len(row) == 1 for row in value):
             return "(" + ", ".join(row[0] for row in value) + ")\u1d40"
@@ -39,6 +42,15 @@ def format_value(value) -> str:
         lines = ["[" + "  ".join(x.rjust(width) for x in row) + "]" for row in value]
         return "\n".join(lines)
     return "(" + ", ".join(value) + ")"
+
+
+def _matrices(value, idx=()):
+    """(index path, matrix) for every trailing 2-d block of a nested list."""
+    if value and isinstance(value[0], list) and value[0] and isinstance(value[0][0], list):
+        for i, block in enumerate(value):
+            yield from _matrices(block, idx + (i,))
+    else:
+        yield idx, value
 
 
 def counterexample_lines(cx: Counterexample, check_texts=("lhs", "rhs")) -> Table:
