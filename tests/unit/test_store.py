@@ -109,3 +109,14 @@ def test_atomic_write_keeps_old_file_when_writing_fails(tmp_path, monkeypatch):
         write_atomic(target, "new")
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["x.json"]
+
+
+def test_atomic_write_gives_ordinary_permissions(tmp_path):
+    import os
+    import stat
+
+    target = tmp_path / "x.json"
+    write_atomic(target, "{}")
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~umask
