@@ -315,7 +315,11 @@ class Check:
 
     @property
     def variables(self) -> tuple[Variable, ...]:
-        return self.claim.variables + self.reading.extra_variables
+        """Declaration order: a reading's free extra variables (an adversarial choice, say)
+        come first, so that bound functions of the claim's variables may use them."""
+        extra = self.reading.extra_variables
+        free = tuple(x for x in extra if not (x.depends_on or x.lower or x.upper))
+        return free + self.claim.variables + tuple(x for x in extra if x not in free)
 
     @property
     def dims(self) -> tuple[Dim, ...]:
