@@ -197,7 +197,12 @@ class _Search:
         for _, point, dims in self.ratio_points:
             try:
                 exact = exactify(self.check, point, 0, dims)
-                ev = self.check.evaluate(mp, mp.convert(exact), dims, with_hypotheses=False)
+                ev = self.check.evaluate(mp, mp.convert(exact), dims)
+                # float64 filters hypotheses with a tolerance; the ratio only counts points
+                # that satisfy them at dps digits (up to rounding of exact equalities)
+                tol = mp.const(10) ** (-(self.config.dps // 2))
+                if any(h[0] < -tol or (hyp.strict and h[0] <= 0) for hyp, h in zip(self.check.hypotheses, ev.hypotheses)):
+                    continue
                 lhs, rhs = ev.lhs[0], ev.rhs[0]
                 if self.check.part.relation in (">=", ">"):
                     lhs, rhs = rhs, lhs
