@@ -6,7 +6,7 @@ float64 batches, at arbitrary precision, exactly and in ball arithmetic alike.
 
 from __future__ import annotations
 
-from verifier import Vector
+from verifier import Reading, Vector
 
 
 def column_ranges(ctx, Z):
@@ -104,3 +104,22 @@ def res(ctx, v, Z, t_name):
 def minimiser_choices(*names, dim="d"):
     """The extra variables of an adversarial reading: one t in [0, 1]^dim per Res application."""
     return tuple(Vector(n, dim, lo=0, hi=1, description="which minimiser Res picks") for n in names)
+
+
+def split_res(ctx, v, X, t_name):
+    """X = 1_n x^T + R with R = Res(X) under the reading; returns (x^T as a 1 x d row, R)."""
+    R = res(ctx, v, X, t_name)
+    return (X - R)[:, :1, :], R
+
+
+def res_readings(*t_names):
+    """The ``midrange`` and ``adversarial`` readings of a claim that applies Res."""
+    return (
+        Reading("midrange", "Res picks the per-column midrange minimiser of Definition 3.4.", params=RES_MIDRANGE),
+        Reading(
+            "adversarial",
+            f"Res picks any minimiser of Definition 3.4 (chosen adversarially by {', '.join(t_names)} in [0, 1]^d).",
+            params=RES_ADVERSARIAL,
+            extra_variables=minimiser_choices(*t_names),
+        ),
+    )
