@@ -37,7 +37,7 @@ def format_value(value) -> str:
             return "(" + ", ".join(row[0] for row in value) + ")\u1d40"
         width = max(len(x) for row in value for x in row)
         lines = ["[" + "  ".join(x.rjust(width) for x in row) + "]" for row in value]
-        return sep.join(lines)
+        return "\n".join(lines)
     return "(" + ", ".join(value) + ")"
 
 
@@ -230,13 +230,13 @@ def print_summary_table(console: Console, results: Iterable[CheckResult]) -> Non
 
     results = list(results)
     narrow = console.width < 110
-    table = Table(title="audit", box=box.SIMPLE_HEAD, pad_edge=False, show_lines=narrow)
-    table.add_column("check", overflow="fold", ratio=3)
-    table.add_column("verdict", no_wrap=True)
+    table = Table(title="audit", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, show_edge=False, show_lines=narrow)
+    table.add_column("check", overflow="fold", min_width=14, max_width=18 if narrow else None)
+    table.add_column("verdict", overflow="fold")
     table.add_column("method", no_wrap=True)
-    table.add_column("lhs vs rhs / closest", overflow="fold", ratio=4)
-    table.add_column("evals", justify="right", no_wrap=True)
-    table.add_column("time", justify="right", no_wrap=True)
+    table.add_column("lhs vs rhs / closest", overflow="fold", min_width=24, max_width=24 if narrow else None)
+    table.add_column("evals", justify="right", no_wrap=True, min_width=5)
+    table.add_column("time", justify="right", no_wrap=True, min_width=5)
     for r in results:
         table.add_row(
             Text(check_name(r)), verdict_text(r.verdict), "-" if r.method == "none" else r.method,
