@@ -147,6 +147,7 @@ class Part:
 
     ``elementwise=True`` means lhs and rhs are arrays and the relation must hold for
     every entry ("for each i").  ``relation="=="`` compares arrays entrywise too.
+    ``show`` names derived quantities to display with a counterexample.
     """
 
     name: str
@@ -159,6 +160,9 @@ class Part:
     hypotheses: tuple[Hypothesis, ...] = ()
     lhs_text: str = "lhs"
     rhs_text: str = "rhs"
+    #: derived quantities ``(name, f(ctx, v))`` shown and stored with a counterexample, so
+    #: a reader sees the witness (the two minimisers of an ill-posed argmin, say)
+    show: tuple[tuple[str, Fn], ...] = ()
 
     def __post_init__(self):
         if self.relation not in RELATIONS:

@@ -390,7 +390,27 @@ def make_counterexample(check: Check, data, dims, cert: Certificate, dps: int, s
         seed=seed,
         found_by=found_by,
         shrunk=shrunk,
+        derived=derived_values(check, data, dims, dps),
     )
+
+
+def derived_values(check: Check, data, dims, dps: int) -> dict:
+    """The part's ``show`` quantities at the counterexample: exact where rational, else at dps digits."""
+    from .contexts import ExactContext, NotRational
+
+    out = {}
+    for name, fn in check.part.show:
+        exact = ExactContext()
+        try:
+            with exact.precision():
+                value = np.asarray(fn(exact, check.values(exact.convert(data), dims)), dtype=object)
+            out[name] = _exact_strings(value)
+        except NotRational:
+            mp = MPContext(dps)
+            with mp.precision():
+                value = np.asarray(fn(mp, check.values(mp.convert(data), dims)), dtype=object)[0]
+            out[name] = np.vectorize(lambda x: decimal_string(x, dps), otypes=[object])(value).tolist() if np.ndim(value) else decimal_string(value, dps)
+    return out
 
 
 def _exact_strings(arr):

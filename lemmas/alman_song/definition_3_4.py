@@ -23,9 +23,9 @@ smallest being Z = [[1, 0], [0, 0]]: m* = 1/2, and y = (1/2, -1/2) and y = (1/2,
 both give ||Z - 1 y^T||_inf = 1/2.  Expected verdict: ill-posed (d >= 2).
 
 Reading a reported witness.  lhs and rhs are y_lo_j and y_hi_j at the column j where they
-differ most; y_lo (resp. y_hi) itself is the full vector max_i Z_ij - m* (resp.
-min_i Z_ij + m*), and so is any vector that agrees with the midrange on the other
-columns and takes y_lo_j or y_hi_j at column j.
+differ most; the report also shows the two full minimisers y_lo, y_hi and the optimal
+value m* = ||Z - 1 y^T||_inf they share (the part's ``show``), so Z and two different
+minimisers are on the page.
 """
 
 from verifier import Claim, Dim, Matrix, Part, Reading
@@ -58,6 +58,12 @@ claim = Claim(
             statement="the lowest minimiser y_lo equals the highest y_hi",
             lhs_text="y_lo_j = max_i Z_ij - m*",
             rhs_text="y_hi_j = min_i Z_ij + m*",
+            show=(
+                ("minimiser y_lo", lambda ctx, v: res_bounds(ctx, v.Z)[0][:, 0, :]),
+                ("minimiser y_hi", lambda ctx, v: res_bounds(ctx, v.Z)[1][:, 0, :]),
+                ("||Z - 1 y_lo^T||_inf", lambda ctx, v: ctx.norm_inf(v.Z - res_bounds(ctx, v.Z)[0])),
+                ("||Z - 1 y_hi^T||_inf", lambda ctx, v: ctx.norm_inf(v.Z - res_bounds(ctx, v.Z)[1])),
+            ),
         )
     ],
     readings=[

@@ -56,6 +56,10 @@ def test_definition_3_4_is_ill_posed_with_a_two_minimiser_witness(fresh):
     j = next(j for j, col in enumerate(zip(*Z)) if max(col) - m == y_lo and min(col) + m == y_hi)
     for y in (y_lo, y_hi):
         assert max(abs(Z[i][j] - y) for i in range(len(Z))) <= m
+    # the report shows both full minimisers and the optimum each attains
+    lo, hi = ([parse_exact(x) for x in cx.derived[f"minimiser y_{k}"]] for k in ("lo", "hi"))
+    assert lo != hi and lo[j] == y_lo and hi[j] == y_hi
+    assert parse_exact(cx.derived["||Z - 1 y_lo^T||_inf"]) == parse_exact(cx.derived["||Z - 1 y_hi^T||_inf"]) == m
 
 
 def test_definition_3_4_is_well_posed_for_one_column(fresh):

@@ -41,16 +41,22 @@ def format_value(value) -> str:
     return "(" + ", ".join(value) + ")"
 
 
-def counterexample_lines(cx: Counterexample, check_texts=("lhs", "rhs")) -> Table:
+MARGIN_TEXT = {"==": "\u2212|lhs \u2212 rhs|", ">=": "lhs \u2212 rhs", ">": "lhs \u2212 rhs"}
+
+
+def counterexample_lines(cx: Counterexample, check_texts=("lhs", "rhs"), relation="<=") -> Table:
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold")
     table.add_column(overflow="fold")
     table.add_row("dims", ", ".join(f"{k} = {v}" for k, v in cx.dims.items()) or "-")
     for name, value in cx.vars.items():
         table.add_row(name, format_value(value))
+    for name, value in cx.derived.items():
+        table.add_row(Text(name, style="bold italic"), format_value(value))
     table.add_row(f"lhs  {check_texts[0]}", cx.lhs)
     table.add_row(f"rhs  {check_texts[1]}", cx.rhs)
-    table.add_row("margin", f"{cx.margin}  (rhs \u2212 lhs; < 0 is a violation)")
+    how = MARGIN_TEXT.get(relation, "rhs \u2212 lhs")
+    table.add_row("margin", f"{cx.margin}  ({how}; < 0 is a violation)")
     return table
 
 
@@ -79,7 +85,7 @@ def render_result(r: CheckResult, claim: Claim | None = None, saved: Mapping[tup
     if cx is not None:
         how = f"found in the {cx.found_by.phase} phase after {cx.found_by.evaluations:,} evaluations ({cx.found_by.seconds:.2f} s)" if cx.found_by else ""
         parts.append(Text(f"{how}{'; shrunk' if cx.shrunk else ''}; seed {r.seed}; values at {cx.dps} digits", style="dim"))
-        parts.append(counterexample_lines(cx, texts))
+        parts.append(counterexample_lines(cx, texts, r.relation))
         path = (saved or {}).get((r.claim, r.part, r.reading))
         if path:
             parts.append(Text(f"saved: {path}\nreplay: verify replay {path}", style="cyan"))
