@@ -145,7 +145,12 @@ def print_claim(console: Console, claim: Claim) -> None:
     table = Table(title="variables", show_lines=False)
     for col in ("name", "shape", "domain"):
         table.add_column(col)
-    for v in claim.variables:
+    extra = {}
+    for r in claim.readings:
+        for v in r.extra_variables:
+            extra.setdefault((v.name, v.shape), (v, []))[1].append(r.name)
+    rows = [(v, "") for v in claim.variables] + [(v, f" [{', '.join(names)}]") for v, names in extra.values()]
+    for v, scope in rows:
         dom = []
         if v.radius:
             dom.append(f"|{v.name} \u2212 {v.near}| \u2264 {v.radius}" if v.near else f"|{v.name}| \u2264 {v.radius}")
@@ -157,7 +162,7 @@ def print_claim(console: Console, claim: Claim) -> None:
             dom.append(f"\u2265 {v.lower_text}")
         if v.upper_text:
             dom.append(f"\u2264 {v.upper_text}")
-        table.add_row(v.name, " x ".join(v.shape) or "scalar", ", ".join(dom) or "real")
+        table.add_row(Text(v.name + scope), " x ".join(v.shape) or "scalar", ", ".join(dom) or "real")
     console.print(table)
     console.print("dims: " + ", ".join(f"{d.name} in {d.lo}..{d.hi}" for d in claim.dims))
     for h in claim.hypotheses:
