@@ -42,7 +42,11 @@ every seed, at d = 1 too (n = 2, as derived).  midrange and adversarial: refuted
 every seed with d = 3 or 4; with d narrowed to 1 it survives with the largest lhs/rhs
 1/2 (the bound above loses a factor 2: ||Res(Z)||_inf is half the largest column range),
 and with d = 2 it survives with lhs/rhs reaching 0.9999999 but never above 1.  So the
-factor d of Fact 3.3 (2) is real, but it only beats the slack from d = 3 on.
+factor d of Fact 3.3 (2) is real, but it only beats the slack from d = 3 on (see eq8 for
+the first-order computation: sup lhs/rhs is about d/2).  A sibling issue reports the lemma
+refuted "for any d"; that is the as-printed reading (beta outside the scores).  Seeds 0-4
+at the default budget: as-printed found after 4k-150k evaluations (n = 2, d = 1 in four
+of five), midrange after 6k-10k (d = 3), adversarial after 6k-16k (d = 3 or 4).
 """
 
 from verifier import Claim, Dim, Hypothesis, Matrix, Part, Reading, Scalar
