@@ -81,7 +81,7 @@ claim = Claim(
         "SAtt(X) = softm(beta X W X^T) X W_v, X = 1 x^T + R, r = beta R W^T x, r~^T = (x^T + softm(r)^T R) W_v, "
         "||D 1||_inf = balance(E) <= theta, E = beta R W R^T."
     ),
-    dims=[Dim("n", 1, 4), Dim("d", 1, 3)],
+    dims=[Dim("n", 1, 4), Dim("d", 1, 4)],
     variables=[
         Matrix("X", "n", "d"),
         Matrix("Wq", "d", "d"),
