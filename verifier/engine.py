@@ -58,7 +58,7 @@ class SearchConfig:
 
 
 #: the ``--quick`` preset of ``verify all`` (CI)
-QUICK = SearchConfig(budget=20_000, time_limit=5.0)
+QUICK = SearchConfig(budget=40_000, time_limit=5.0)
 
 
 class _Found(Exception):
