@@ -95,9 +95,29 @@ class Certifier:
         status = "tight" if m == 0 else "holds"
         return Certificate(status, "exact", detail="exact rational arithmetic", exact_margin=m_frac, exact_lhs=lhs, exact_rhs=rhs)
 
+    def _exact_hypotheses(self, check, data, dims) -> list:
+        """Each hypothesis margin as an exact rational where it is one, else None.
+
+        A hypothesis that holds with equality (theta sitting on its bound balance(E), say)
+        can never be certified by a ball around a non-dyadic rational; exactly, it can.
+        """
+        v = check.values(EXACT.convert(data), dims)
+        out = []
+        for hyp in check.hypotheses:
+            try:
+                with EXACT.precision():
+                    out.append(np.asarray(hyp.margin(EXACT, v), dtype=object).reshape(-1)[0])
+            except (NotRational, ZeroDivisionError):
+                out.append(None)
+        return out
+
     def _ball(self, check, data, dims) -> Certificate:
         prec = int(self.dps * 3.33) + 32
         last = None
+        exact_hyps = self._exact_hypotheses(check, data, dims)
+        for hyp, h in zip(check.hypotheses, exact_hyps):
+            if h is not None and (h < 0 or (hyp.strict and h == 0)):
+                return Certificate("hypothesis-fails", "exact", detail=f"hypothesis fails exactly: {hyp.text}")
         for _ in range(self.max_escalations + 1):
             ball = BallContext(prec)
             try:
@@ -105,8 +125,10 @@ class Certifier:
             except ZeroDivisionError as exc:
                 return Certificate("hypothesis-fails", "interval", detail=f"division by zero ({exc})")
             hyp_state = "hold"
-            for hyp, h in zip(check.hypotheses, ev.hypotheses):
+            for hyp, h, exact_h in zip(check.hypotheses, ev.hypotheses, exact_hyps):
                 h = h[0]
+                if exact_h is not None:
+                    continue  # decided exactly above
                 if not h.is_finite():
                     hyp_state = "undecided"
                 elif h.upper() < 0 or (hyp.strict and h.upper() <= 0):

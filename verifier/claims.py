@@ -147,6 +147,7 @@ class Part:
 
     ``elementwise=True`` means lhs and rhs are arrays and the relation must hold for
     every entry ("for each i").  ``relation="=="`` compares arrays entrywise too.
+    ``show`` names derived quantities to display with a counterexample.
     """
 
     name: str
@@ -159,6 +160,9 @@ class Part:
     hypotheses: tuple[Hypothesis, ...] = ()
     lhs_text: str = "lhs"
     rhs_text: str = "rhs"
+    #: derived quantities ``(name, f(ctx, v))`` shown and stored with a counterexample, so
+    #: a reader sees the witness (the two minimisers of an ill-posed argmin, say)
+    show: tuple[tuple[str, Fn], ...] = ()
 
     def __post_init__(self):
         if self.relation not in RELATIONS:
@@ -171,7 +175,8 @@ class Reading:
 
     ``params`` reach the claim's functions as ``v.params``; ``overrides`` replace fields
     of named parts (``{"3": {"relation": "<"}}``); ``parts`` restricts the reading to
-    some parts; ``extra_variables`` add variables (an adversarial choice, say).
+    some parts; ``extra_variables`` add variables (an adversarial choice, say); ``dims``
+    narrow the claim's dimension ranges by name (``(Dim("d", 1, 1),)``: one column only).
     """
 
     name: str
@@ -181,6 +186,7 @@ class Reading:
     parts: tuple[str, ...] | None = None
     extra_variables: tuple[Variable, ...] = ()
     extra_hypotheses: tuple[Hypothesis, ...] = ()
+    dims: tuple[Dim, ...] = ()
 
 
 DEFAULT_READING = Reading("as-printed", "The statement exactly as printed.")
@@ -226,6 +232,9 @@ class Claim:
             for pname in r.overrides:
                 if pname not in {p.name for p in self.parts}:
                     raise ClaimDefinitionError(f"claim {self.id}: reading {r.name} overrides unknown part {pname!r}")
+            for dim in r.dims:
+                if dim.name not in dim_names:
+                    raise ClaimDefinitionError(f"claim {self.id}: reading {r.name} narrows unknown dim {dim.name!r}")
             for var in self.variables + r.extra_variables:
                 for s in var.shape:
                     if s not in dim_names:
@@ -310,7 +319,17 @@ class Check:
 
     @property
     def variables(self) -> tuple[Variable, ...]:
-        return self.claim.variables + self.reading.extra_variables
+        """Declaration order: a reading's free extra variables (an adversarial choice, say)
+        come first, so that bound functions of the claim's variables may use them."""
+        extra = self.reading.extra_variables
+        free = tuple(x for x in extra if not (x.depends_on or x.lower or x.upper))
+        return free + self.claim.variables + tuple(x for x in extra if x not in free)
+
+    @property
+    def dims(self) -> tuple[Dim, ...]:
+        """The claim's dimension ranges, narrowed by the reading."""
+        narrowed = {d.name: d for d in self.reading.dims}
+        return tuple(narrowed.get(d.name, d) for d in self.claim.dims)
 
     @property
     def strict(self) -> bool:
@@ -391,8 +410,14 @@ def _compare(ctx, part: Part, lhs, rhs):
     if rel == "==":
         diff = ctx.abs(lhs - rhs)
         if np.ndim(diff) > 1:
-            margin = -ctx.max_all(diff)
+            # arrays: the margin is the largest entrywise difference; lhs and rhs are
+            # reported at that entry, so every reporter sees scalars
             scale = ctx.maximum(ctx.max_all(ctx.abs(lhs)), ctx.max_all(ctx.abs(rhs)))
+            flat = diff.reshape(diff.shape[0], -1)
+            idx = _argmin_hint(ctx, -flat)
+            lhs = np.take_along_axis(lhs.reshape(flat.shape), idx[:, None], axis=1)[:, 0]
+            rhs = np.take_along_axis(rhs.reshape(flat.shape), idx[:, None], axis=1)[:, 0]
+            margin = -ctx.max(flat, 1)
         else:
             margin = -diff
             scale = ctx.maximum(ctx.abs(lhs), ctx.abs(rhs))

@@ -24,9 +24,10 @@ class UnknownClaimError(KeyError):
 
 
 def normalise(claim_id: str) -> str:
-    """'Lemma B.2' -> 'b.2', 'eq. (6)' -> 'eq6', '4.1' -> '4.1'."""
+    """'Lemma B.2' -> 'b.2', 'Eq. (6)' -> 'eq6', '4.1' -> '4.1'."""
     text = claim_id.strip().lower()
     text = re.sub(_KIND_WORDS, "", text)
+    text = re.sub(r"^(equation|eqn|eq)\b\.?", "eq", text)
     return re.sub(r"[^0-9a-z.]", "", text).strip(".")
 
 

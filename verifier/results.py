@@ -52,6 +52,7 @@ class Counterexample:
     seed: int | None = None
     found_by: FoundBy | None = None
     shrunk: bool = False
+    derived: Mapping[str, Any] = field(default_factory=dict)  # Part.show, as exact strings
 
 
 @dataclass(frozen=True)

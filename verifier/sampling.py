@@ -71,7 +71,7 @@ class Sampler:
     def __init__(self, check: Check):
         self.check = check
         self.variables = check.variables
-        self.dims = check.claim.dims
+        self.dims = check.dims
 
     # -- dimensions --------------------------------------------------------------------
     def pick_dims(self, rng: np.random.Generator) -> dict[str, int]:

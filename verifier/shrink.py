@@ -126,7 +126,7 @@ class Shrinker:
 
     def _drop_indices(self, data, dims, cert):
         key = self._key(data, dims)
-        for dim in self.check.claim.dims:
+        for dim in self.check.dims:
             size = dims[dim.name]
             if size <= dim.lo:
                 continue

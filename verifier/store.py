@@ -63,6 +63,8 @@ def to_document(cx: Counterexample, statement: str = "", note: str = "") -> dict
         "found_by": asdict(cx.found_by) if cx.found_by else None,
         "shrunk": cx.shrunk,
     }
+    if cx.derived:
+        doc["derived"] = dict(cx.derived)  # shown with the counterexample; replay ignores it
     if note:
         doc["note"] = note
     return doc

@@ -6,6 +6,8 @@ float64 batches, at arbitrary precision, exactly and in ball arithmetic alike.
 
 from __future__ import annotations
 
+from verifier import Reading, Vector
+
 
 def column_ranges(ctx, Z):
     """Per-column maximum and minimum over the rows of Z (shape batch x n x d)."""
@@ -72,3 +74,52 @@ def satt(ctx, X, Wq, Wk, Wv, beta=1):
     """
     scores = beta * (X @ Wq @ ctx.T(Wk) @ ctx.T(X))
     return softm(ctx, scores) @ X @ Wv
+
+
+def res_bounds(ctx, Z):
+    """The two extreme minimisers of Definition 3.4: y_lo <= y <= y_hi (entrywise, shape batch x 1 x d).
+
+    Every y between them is a minimiser, and only those; the argmin is unique exactly when
+    y_lo = y_hi, i.e. when every column of Z has the same range.
+    """
+    hi, lo = column_ranges(ctx, Z)
+    m = ctx.max(hi - lo, -1, keepdims=True) / 2
+    return hi - m, lo + m
+
+
+# --- the two readings of Res for every claim that applies it ------------------------------
+#: ``v.params["res"]`` is "midrange" (the natural choice) or "adversarial" (a minimiser picked
+#: by extra variables t in [0, 1]^d, one per application of Res)
+RES_MIDRANGE = {"res": "midrange"}
+RES_ADVERSARIAL = {"res": "adversarial"}
+
+
+def res(ctx, v, Z, t_name):
+    """Res(Z) under the reading: the midrange minimiser, or the one chosen by ``v[t_name]``."""
+    if v.params.get("res") == "adversarial":
+        return res_chosen(ctx, Z, v[t_name])
+    return res_midrange(ctx, Z)
+
+
+def minimiser_choices(*names, dim="d"):
+    """The extra variables of an adversarial reading: one t in [0, 1]^dim per Res application."""
+    return tuple(Vector(n, dim, lo=0, hi=1, description="which minimiser Res picks") for n in names)
+
+
+def split_res(ctx, v, X, t_name):
+    """X = 1_n x^T + R with R = Res(X) under the reading; returns (x^T as a 1 x d row, R)."""
+    R = res(ctx, v, X, t_name)
+    return (X - R)[:, :1, :], R
+
+
+def res_readings(*t_names):
+    """The ``midrange`` and ``adversarial`` readings of a claim that applies Res."""
+    return (
+        Reading("midrange", "Res picks the per-column midrange minimiser of Definition 3.4.", params=RES_MIDRANGE),
+        Reading(
+            "adversarial",
+            f"Res picks any minimiser of Definition 3.4 (chosen adversarially by {', '.join(t_names)} in [0, 1]^d).",
+            params=RES_ADVERSARIAL,
+            extra_variables=minimiser_choices(*t_names),
+        ),
+    )

@@ -20,10 +20,11 @@ The proof's first step ||Res(A) - Res(B)|| <= ||A - 1 y_B^T - Res(B)|| assumes t
 minimiser for B is also best for A, which is the error.
 """
 
-from verifier import Claim, Dim, Matrix, Part, Scalar
+from verifier import Claim, Dim, Matrix, Part, Reading, Scalar
+from verifier.claims import DEFAULT_READING
 
 from . import PAPER
-from .common import res_midrange
+from .common import RES_ADVERSARIAL, minimiser_choices, res, res_midrange
 
 claim = Claim(
     id="4.1",
@@ -51,5 +52,17 @@ claim = Claim(
             lhs_text="||Res(A) - Res(B)||_inf",
             rhs_text="eps",
         )
+    ],
+    readings=[
+        DEFAULT_READING,
+        # Adversarial: Res(A) and Res(B) may pick any minimisers (tA, tB in [0, 1]^d).  For
+        # d >= 2 they can differ at A = B, eps = 0; for d = 1 this is the midrange reading.
+        Reading(
+            "adversarial",
+            "Res picks any minimiser of Definition 3.4 (chosen adversarially by tA, tB in [0, 1]^d).",
+            params=RES_ADVERSARIAL,
+            extra_variables=minimiser_choices("tA", "tB"),
+            overrides={"main": {"lhs": lambda ctx, v: ctx.norm_inf(res(ctx, v, v.A, "tA") - res(ctx, v, v.B, "tB"))}},
+        ),
     ],
 )

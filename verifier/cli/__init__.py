@@ -21,7 +21,7 @@ from ..engine import SearchConfig, run_checks
 from ..registry import UnknownClaimError
 from ..reporters import json_report, text
 from ..reporters.progress import DelayedProgress
-from ..results import RunResult, Verdict
+from ..results import FAILING, RunResult, Verdict
 from ..store import CounterexampleFileError, CounterexampleStore
 
 
@@ -113,7 +113,7 @@ def _save_counterexamples(run: RunResult, checks, store_dir) -> dict:
     by_key = {ch.key: ch for ch in checks}
     saved = {}
     for r in run.results:
-        if r.verdict is Verdict.REFUTED and r.counterexample is not None:
+        if r.verdict in FAILING and r.counterexample is not None:
             check = by_key[(r.claim, r.part, r.reading)]
             saved[(r.claim, r.part, r.reading)] = str(store.save(r.counterexample, statement=check.part.statement or check.claim.statement))
     return saved

@@ -24,6 +24,7 @@ def result_to_dict(r: CheckResult, saved: Mapping[tuple, str] | None = None) -> 
     if cx is not None:
         counterexample = {
             "vars": cx.vars,
+            "derived": dict(cx.derived) or None,
             "dims": dict(cx.dims),
             "lhs": cx.lhs,
             "rhs": cx.rhs,

@@ -53,23 +53,29 @@ def _matrices(value, idx=()):
         yield idx, value
 
 
-def counterexample_lines(cx: Counterexample, check_texts=("lhs", "rhs")) -> Table:
+MARGIN_TEXT = {"==": "\u2212|lhs \u2212 rhs|", ">=": "lhs \u2212 rhs", ">": "lhs \u2212 rhs"}
+
+
+def counterexample_lines(cx: Counterexample, check_texts=("lhs", "rhs"), relation="<=") -> Table:
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold")
     table.add_column(overflow="fold")
     table.add_row("dims", ", ".join(f"{k} = {v}" for k, v in cx.dims.items()) or "-")
     for name, value in cx.vars.items():
         table.add_row(name, format_value(value))
+    for name, value in cx.derived.items():
+        table.add_row(Text(name, style="bold italic"), format_value(value))
     table.add_row(f"lhs  {check_texts[0]}", cx.lhs)
     table.add_row(f"rhs  {check_texts[1]}", cx.rhs)
-    table.add_row("margin", f"{cx.margin}  (rhs \u2212 lhs; < 0 is a violation)")
+    how = MARGIN_TEXT.get(relation, "rhs \u2212 lhs")
+    table.add_row("margin", f"{cx.margin}  ({how}; < 0 is a violation)")
     return table
 
 
 def _fmt(x, digits=6):
     if x is None:
         return "n/a"
-    return f"{x:.{digits}g}"
+    return f"{x + 0.0:.{digits}g}"
 
 
 def render_result(r: CheckResult, claim: Claim | None = None, saved: Mapping[tuple, str] | None = None) -> Panel:
@@ -91,7 +97,7 @@ def render_result(r: CheckResult, claim: Claim | None = None, saved: Mapping[tup
     if cx is not None:
         how = f"found in the {cx.found_by.phase} phase after {cx.found_by.evaluations:,} evaluations ({cx.found_by.seconds:.2f} s)" if cx.found_by else ""
         parts.append(Text(f"{how}{'; shrunk' if cx.shrunk else ''}; seed {r.seed}; values at {cx.dps} digits", style="dim"))
-        parts.append(counterexample_lines(cx, texts))
+        parts.append(counterexample_lines(cx, texts, r.relation))
         path = (saved or {}).get((r.claim, r.part, r.reading))
         if path:
             parts.append(Text(f"saved: {path}\nreplay: verify replay {path}", style="cyan"))
@@ -151,7 +157,12 @@ def print_claim(console: Console, claim: Claim) -> None:
     table = Table(title="variables", show_lines=False)
     for col in ("name", "shape", "domain"):
         table.add_column(col)
-    for v in claim.variables:
+    extra = {}
+    for r in claim.readings:
+        for v in r.extra_variables:
+            extra.setdefault((v.name, v.shape), (v, []))[1].append(r.name)
+    rows = [(v, "") for v in claim.variables] + [(v, f" [{', '.join(names)}]") for v, names in extra.values()]
+    for v, scope in rows:
         dom = []
         if v.radius:
             dom.append(f"|{v.name} \u2212 {v.near}| \u2264 {v.radius}" if v.near else f"|{v.name}| \u2264 {v.radius}")
@@ -163,7 +174,7 @@ def print_claim(console: Console, claim: Claim) -> None:
             dom.append(f"\u2265 {v.lower_text}")
         if v.upper_text:
             dom.append(f"\u2264 {v.upper_text}")
-        table.add_row(v.name, " x ".join(v.shape) or "scalar", ", ".join(dom) or "real")
+        table.add_row(Text(v.name + scope), " x ".join(v.shape) or "scalar", ", ".join(dom) or "real")
     console.print(table)
     console.print("dims: " + ", ".join(f"{d.name} in {d.lo}..{d.hi}" for d in claim.dims))
     for h in claim.hypotheses:
@@ -186,22 +197,82 @@ def print_claim_list(console: Console, claims: Iterable[Claim]) -> None:
     console.print(table)
 
 
+def _g(x, digits=8) -> str:
+    """A number at ``digits`` significant digits; -0 prints as 0."""
+    return f"{float(x) + 0.0:.{digits}g}"
+
+
+def _number(text: str):
+    import mpmath
+
+    try:
+        return mpmath.mpf(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def check_name(r: CheckResult) -> str:
+    """'5.1 [midrange]', '3.3 (2)', 'eq8 end [adversarial]': part 'main' and reading 'as-printed' go unsaid."""
+    name = r.claim
+    if r.part != "main":
+        name += f" ({r.part})" if len(r.part) <= 2 else f" {r.part}"
+    if r.reading != "as-printed":
+        name += f" [{r.reading}]"
+    return name
+
+
+def evidence(r: CheckResult, sep: str = "\n") -> str:
+    """Two short parts joined by ``sep``: the counterexample's sides and ratio, or how close the search came."""
+    cx, s = r.counterexample, r.stats
+    if cx is not None:
+        lhs, rhs = _number(cx.lhs), _number(cx.rhs)
+        if lhs is None or rhs is None:
+            return f"lhs {cx.lhs}{sep}rhs {cx.rhs}"
+        line = f"{_g(lhs)} vs {_g(rhs)}"
+        if r.relation == "==":
+            return f"{line}{sep}|lhs \u2212 rhs| {_g(abs(lhs - rhs), 4)}"
+        num, den = (lhs, rhs) if r.relation in ("<=", "<") else (rhs, lhs)
+        ratio = "\u221e" if den == 0 and num > 0 else ("n/a" if den == 0 else _g(num / den, 6))
+        which = "lhs/rhs" if r.relation in ("<=", "<") else "rhs/lhs"
+        return f"{line}{sep}{which} {ratio}"
+    if r.verdict is Verdict.ERROR:
+        return r.message.splitlines()[0] if r.message else "error"
+    lines = [f"margin \u2265 {_g(s.best_margin, 3)}" if s.best_margin is not None else "margin n/a"]
+    if s.max_ratio is not None:
+        lines.append(f"max lhs/rhs {_g(s.max_ratio, 6)}")
+    return sep.join(lines)
+
+
 def print_summary_table(console: Console, results: Iterable[CheckResult]) -> None:
-    """One row per (claim, part, reading): the audit of a whole paper."""
-    table = Table(title="audit")
-    for col in ("claim", "part", "reading", "verdict", "method", "closest margin / counterexample", "max lhs/rhs", "evals", "time"):
-        table.add_column(col, overflow="fold")
+    """One row per (claim, part, reading): the audit of a whole paper.
+
+    Fits an 80-column terminal (and pipes, which rich renders at 80 columns): no vertical
+    rules, the check named in one column, the evidence on two short lines.
+    """
+    from rich import box
+
+    results = list(results)
+    narrow = console.width < 110
+    table = Table(title="audit", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, show_edge=False, show_lines=narrow)
+    table.add_column("check", overflow="fold", min_width=14, max_width=18 if narrow else None)
+    table.add_column("verdict", overflow="fold")
+    table.add_column("method", no_wrap=True)
+    table.add_column("lhs vs rhs / closest", overflow="fold", min_width=24, max_width=24 if narrow else None)
+    table.add_column("evals", justify="right", no_wrap=True, min_width=5)
+    table.add_column("time", justify="right", no_wrap=True, min_width=5)
     for r in results:
-        s = r.stats
-        if r.counterexample is not None:
-            cx = r.counterexample
-            detail = f"lhs {cx.lhs} vs rhs {cx.rhs}"
-        elif r.verdict is Verdict.ERROR:
-            detail = r.message
-        else:
-            detail = f"{_fmt(s.best_margin, 3)} (rel {_fmt(s.best_relative_margin, 3)})"
         table.add_row(
-            f"{r.kind} {r.claim}", r.part, r.reading, verdict_text(r.verdict), r.method, detail,
-            _fmt(s.max_ratio, 4), f"{s.evaluations:,}", f"{r.seconds:.1f}s",
+            Text(check_name(r)), verdict_text(r.verdict), "-" if r.method == "none" else r.method,
+            Text(evidence(r, "\n" if narrow else "; ")),
+            _count(r.stats.evaluations), f"{r.seconds:.1f}s",
         )
     console.print(table)
+    counts: dict[str, int] = {}
+    for r in results:
+        counts[STYLE[r.verdict][0]] = counts.get(STYLE[r.verdict][0], 0) + 1
+    total = sum(r.seconds for r in results)
+    console.print(f"{len(results)} checks: " + ", ".join(f"{n} {v.lower()}" for v, n in counts.items()) + f"; {total:.1f} s")
+
+
+def _count(n: int) -> str:
+    return f"{n / 1000:.0f}k" if n >= 10_000 else str(n)
