@@ -19,7 +19,7 @@ def run(*args):
 
 
 def test_lemma_4_1_refuted_exit_1_json():
-    r = run("lemma", "4.1", "--json", "--budget", "20000", "--seed", "3")
+    r = run("lemma", "4.1", "--reading", "as-printed", "--json", "--budget", "20000", "--seed", "3")
     assert r.exit_code == 1, r.stderr
     out = json.loads(r.stdout)
     assert isinstance(out, list) and len(out) == 1

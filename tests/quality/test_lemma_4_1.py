@@ -11,7 +11,7 @@ from verifier.store import parse_exact
 @pytest.mark.parametrize("seed", range(10))
 def test_refuted_from_scratch_with_a_certified_small_counterexample(seed, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # no stored counterexample is anywhere in sight
-    r = run_check(check_of("4.1"), SearchConfig(seed=seed, budget=100_000))
+    r = run_check(check_of("4.1", reading="as-printed"), SearchConfig(seed=seed, budget=100_000))
     assert r.verdict is Verdict.REFUTED
     assert r.certified and r.method == "exact"
     cx = r.counterexample
@@ -25,7 +25,7 @@ def test_refuted_from_scratch_with_a_certified_small_counterexample(seed, tmp_pa
 
 
 def test_the_same_seed_gives_the_same_counterexample():
-    a = run_check(check_of("4.1"), SearchConfig(seed=7, budget=50_000))
-    b = run_check(check_of("4.1"), SearchConfig(seed=7, budget=50_000))
+    a = run_check(check_of("4.1", reading="as-printed"), SearchConfig(seed=7, budget=50_000))
+    b = run_check(check_of("4.1", reading="as-printed"), SearchConfig(seed=7, budget=50_000))
     assert a.counterexample.vars == b.counterexample.vars
     assert a.counterexample.found_by.evaluations == b.counterexample.found_by.evaluations
