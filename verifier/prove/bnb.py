@@ -281,7 +281,7 @@ class BranchAndBound:
             return Proof(
                 CheckResult(verdict=Verdict.PROVED, method="branch-and-bound", seconds=seconds, domain=where,
                             stop_reason=f"every box proved ({self.proved_boxes} boxes of {self.examined} examined)",
-                            message=f"proved by branch and bound ({how}) on {where}", **base),
+                            message=f"proved by branch and bound: {how}", **base),
                 ProofDetails(notes=notes, **details),
             )
         why = "time limit reached" if remaining else "boxes left open"

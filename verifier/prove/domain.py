@@ -34,11 +34,16 @@ class Domain:
         return all(b is not None for b in self.boxes.values())
 
     def describe(self, check: Check) -> str:
-        shapes = {v.name: v.concrete_shape(self.dims) for v in check.variables}
+        variables = {v.name: v for v in check.variables}
         bits = []
         for name, box in self.boxes.items():
-            power = _power(shapes[name])
-            if box is None:
+            var = variables[name]
+            power = _power(var.concrete_shape(self.dims))
+            if box is None and var.lo is not None:
+                bits.append(f"{name} \u2265 {var.lo:g}" if not power else f"{name} \u2208 [{var.lo:g}, \u221e){power}")
+            elif box is None and var.hi is not None:
+                bits.append(f"{name} \u2264 {var.hi:g}" if not power else f"{name} \u2208 (\u2212\u221e, {var.hi:g}]{power}")
+            elif box is None:
                 bits.append(f"{name} \u2208 \u211d{power}")
             else:
                 bits.append(f"{name} \u2208 [{_num(box[0])}, {_num(box[1])}]{power}")
@@ -57,7 +62,7 @@ class Domain:
 def _power(shape):
     if not shape:
         return ""
-    return "^" + "\u00d7".join(map(str, shape)) if len(shape) > 1 else f"^{shape[0]}"
+    return "^(" + "\u00d7".join(map(str, shape)) + ")" if len(shape) > 1 else f"^{shape[0]}"
 
 
 def _num(q: Fraction) -> str:

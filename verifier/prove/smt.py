@@ -67,7 +67,7 @@ def prove_smt(check: Check, domain: Domain, time_limit: float = 60.0, dps: int =
         return Proof(
             CheckResult(verdict=Verdict.PROVED, method="smt", seconds=seconds, domain=where,
                         stop_reason="z3: the negated claim is unsatisfiable on the domain",
-                        message=f"proved by SMT (z3, exact real arithmetic) on {where}", **base),
+                        message="proved by SMT: z3 finds the negated claim unsatisfiable (exact real arithmetic)", **base),
             ProofDetails(solver="unsat", **details),
         )
     if answer == z3.unknown:
