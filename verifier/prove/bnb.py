@@ -24,6 +24,7 @@ of abs, max and min fixed by the enclosures), or else left open -- never split f
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import itertools
 import time
@@ -34,7 +35,7 @@ import numpy as np
 from flint import fmpq
 
 from ..certify import Certifier
-from ..claims import Check
+from ..claims import Check, _domain_hypotheses
 from ..contexts import BallContext, ExactContext
 from ..engine import make_counterexample
 from ..results import CheckResult, FoundBy, Verdict
@@ -47,6 +48,9 @@ from .symbolic_face import vanishes_identically
 EXACT = ExactContext()
 #: boxes narrower than this (relative to the domain, in every coordinate) are left open
 MIN_RELATIVE_WIDTH = Fraction(1, 2**30)
+#: a box this thin (relative) across an equality face it touches is left open: enclosures
+#: cannot separate the margin from 0 there, so splitting further would only spin
+FACE_WIDTH = Fraction(1, 2**6)
 
 
 class BoundedDomainError(ValueError):
@@ -88,6 +92,7 @@ class _Problem:
     def __init__(self, check: Check, domain: Domain, prec: int):
         self.check, self.domain, self.prec = check, domain, prec
         self.coords, self.root = coordinates(check, domain)
+        self.undecided: list = []
         self.widths = [hi - lo for lo, hi in self.root]
         self.active = [w > 0 for w in self.widths]
 
@@ -110,7 +115,8 @@ class _Problem:
     def jets(self, box, choices=(), max_choices=0):
         radii = [(hi - lo) / 2 if act and hi > lo else None for (lo, hi), act in zip(box, self.active)]
         ctx = JetContext([None if r is None else interval_ball(-r, r) for r in radii], self.prec, choices, max_choices)
-        values = [ctx.coordinate(i, lo, hi) for i, (lo, hi) in enumerate(box)]
+        with ctx.precision():
+            values = [ctx.coordinate(i, lo, hi) for i, (lo, hi) in enumerate(box)]
         return ctx, values
 
     def hypotheses(self, ctx, data):
@@ -138,8 +144,13 @@ class _Problem:
         return self.hypotheses(ctx, data), self.margins(ctx, data)
 
     def path_margins(self, box, max_choices):
-        """Margins on every smooth piece: one list of entry Jets per choice of undecided branches."""
+        """Margins on every smooth piece: one list of entry Jets per choice of undecided branches.
+
+        Also records, in ``self.undecided``, the gradients of the first max/min each piece
+        left undecided.
+        """
         out, stack = [], [()]
+        self.undecided = []
         while stack:
             choices = stack.pop()
             ctx, values = self.jets(box, choices, max_choices)
@@ -147,6 +158,8 @@ class _Problem:
                 out.append(self.margins(ctx, self.data(ctx, values)))
             except NeedsChoice:
                 stack += [choices + (1,), choices + (0,)]
+                continue
+            self.undecided += ctx.undecided[:1]
         return out
 
     def anchored(self, box, max_choices):
@@ -196,6 +209,15 @@ class _Problem:
         return all(not act or (hi - lo) <= w * MIN_RELATIVE_WIDTH for (lo, hi), w, act in zip(box, self.widths, self.active))
 
 
+def _built_in_texts(check: Check) -> set[str]:
+    """Texts of the domain relations the coordinates satisfy by construction."""
+    out = set()
+    for var in check.variables:
+        plain = dataclasses.replace(var, lower=None, upper=None)
+        out |= {h.text for h in _domain_hypotheses(plain)}
+    return out
+
+
 def _hull(balls):
     out = None
     for b in balls:
@@ -212,7 +234,7 @@ def _fails(ball, strict) -> bool:
 
 
 class BranchAndBound:
-    def __init__(self, check: Check, domain: Domain, time_limit: float = 60.0, dps: int = 50, prec: int = 128, max_choices: int = 2):
+    def __init__(self, check: Check, domain: Domain, time_limit: float = 60.0, dps: int = 50, prec: int = 64, max_choices: int = 1):
         self.check, self.domain, self.time_limit, self.dps = check, domain, time_limit, dps
         self.problem = _Problem(check, domain, prec)
         self.strict = check.strict
@@ -236,10 +258,14 @@ class BranchAndBound:
         base = base_fields(self.check, self.dps)
         where = self.domain.describe(self.check)
         self.tight_faces = self._find_tight_faces()
+        self.open_faces: set[str] = set()
+        self.hypotheses_hold = self._hypotheses_hold_on(self.problem.root)
+        refuted = self._strict_fails_on_face()
+        self.refute_reason = ("a point of an equality face violates the strict claim (certified)" if refuted is not None
+                              else "a box's centre violates the claim (certified)")
         counter = itertools.count()
         root = list(self.problem.root)
-        heap = [(-1.0, next(counter), root, None)]
-        refuted = None
+        heap = [] if refuted is not None else [(-1.0, next(counter), root, None)]
         while heap:
             if time.monotonic() > self.deadline:
                 break
@@ -295,19 +321,41 @@ class BranchAndBound:
             ProofDetails(notes=notes, **details),
         )
 
+    def _hypotheses_hold_on(self, box) -> bool:
+        """True when every hypothesis is certain on the whole box (then no sub-box needs them).
+
+        The relations built into the coordinates (``||b|| <= eps`` for ``b = eps u``) hold by
+        construction, as do the variables' own bounds (the boxes lie inside them); only the
+        stated hypotheses and bound functions are evaluated.
+        """
+        p = self.problem
+        ctx, values = p.jets(box)
+        hyps = p.hypotheses(ctx, p.data(ctx, values))
+        built_in = _built_in_texts(self.check)
+        return all(h.text in built_in or _holds(m.enclosure(), h.strict) for h, m in zip(self.check.hypotheses, hyps))
+
     def _notes(self) -> tuple[str, ...]:
-        out = [f"the claim is an equality on the face {face}: plain enclosures straddle 0 near it" for face in self.tight_faces]
+        out = []
+        for _, _, label, _ in self.tight_faces:
+            note = f"the claim is an equality on the face {label} (numerically, at every sample): enclosures straddle 0 near it"
+            if label in self.open_faces:
+                note += "; boxes along it were left open, since splitting cannot close them and no exact reduction did"
+            elif self.identities:
+                note += "; closed by monotone reduction to the face and a sympy identity there"
+            out.append(note)
         return tuple(out)
 
     # ------------------------------------------------------------------------------------
     def _assess(self, box, entries):
         p = self.problem
         try:
-            ctx, values = p.jets(box)
-            hyps = p.hypotheses(ctx, p.data(ctx, values))
-            for h, strict in zip(hyps, self.hyp_strict):
-                if _fails(h.enclosure(), strict):
-                    return ("proved",)  # no point of this box satisfies the hypotheses
+            hyps = []
+            if not self.hypotheses_hold:
+                ctx, values = p.jets(box)
+                hyps = p.hypotheses(ctx, p.data(ctx, values))
+                for h, strict in zip(hyps, self.hyp_strict):
+                    if _fails(h.enclosure(), strict):
+                        return ("proved",)  # no point of this box satisfies the hypotheses
             # with relation-bound variables, the box stretched to their anchor serves for both
             # the anchored enclosure and (a little wider) the plain one: one evaluation fewer
             anchored = p.anchored(box, self.max_choices)
@@ -317,9 +365,10 @@ class BranchAndBound:
                 anchored, paths, around = anchored
         except (ZeroDivisionError, ValueError):
             return self._split_or_open(box, entries, None)
+        undecided = p.undecided
         if entries is None:
             entries = tuple(range(len(paths[0])))
-        hyps_at_centre = all(_holds(h.c, s) for h, s in zip(hyps, self.hyp_strict))
+        hyps_at_centre = self.hypotheses_hold or all(_holds(h.c, s) for h, s in zip(hyps, self.hyp_strict))
         remaining, worst = [], []
         for i in entries:
             jets = [pm[i] for pm in paths]
@@ -338,20 +387,26 @@ class BranchAndBound:
             worst += jets
         if not remaining:
             return ("proved",)
-        return self._split_or_open(box, tuple(remaining), worst)
+        return self._split_or_open(box, tuple(remaining), worst, undecided)
 
-    def _split_or_open(self, box, entries, margins):
+    def _split_or_open(self, box, entries, margins, undecided=()):
         p = self.problem
         if p.too_small(box):
             return ("open",)
+        face = self._touches_tight_face(box)
+        if face is not None:
+            self.open_faces.add(face)
+            return ("open",)
+        # An undecided max/min ruins the enclosures downstream of it (a hull of two gradients),
+        # so first split where it gets decided; otherwise where the margin varies most.
+        guides = list(undecided[:1]) or [m.g for m in (margins or []) if m.g]
         best, best_j = None, None
         for j, ((lo, hi), w, act) in enumerate(zip(box, p.widths, p.active)):
             if not act or hi == lo:
                 continue
-            score = float((hi - lo) / w)
-            if margins:
-                sens = max(float(abs(m.g[j]).upper()) if m.g else 0.0 for m in margins)
-                score = max(score * 1e-3, sens * float(hi - lo))
+            score = float((hi - lo) / w) * 1e-3
+            for g in guides:
+                score = max(score, float(abs(g[j]).upper()) * float(hi - lo))
             if best is None or score > best:
                 best, best_j = score, j
         return ("split", best_j, entries)
@@ -402,37 +457,83 @@ class BranchAndBound:
         return Proof(
             CheckResult(verdict=Verdict(self.check.claim.refuted_verdict), method=shrunk.certificate.method, counterexample=cx,
                         seconds=time.monotonic() - start, domain=self.domain.describe(self.check),
-                        stop_reason="a box's centre violates the claim (certified)",
-                        message="counterexample at the centre of a box whose margin is certainly negative there, re-certified and shrunk", **base),
+                        stop_reason=self.refute_reason, message=f"{self.refute_reason}; re-certified and shrunk", **base),
             ProofDetails(notes=notes, **details),
         )
 
     # ------------------------------------------------------------------------------------
-    def _find_tight_faces(self, samples: int = 3) -> list[str]:
-        """Faces of the domain on which some entry of the margin is numerically zero everywhere sampled."""
+    def _find_tight_faces(self, samples: int = 3) -> list[tuple[tuple, tuple, str, list]]:
+        """Faces of the domain on which some entry of the margin is numerically zero at every sample.
+
+        Returns (coordinates, their ends, label, exact sample points) per face.  Sampling at 256 bits
+        only *detects* such a face; nothing is concluded from it without a certificate.
+        """
         p = self.problem
         rng = np.random.default_rng(0)
         ball = BallContext(256)
+        faces = [((j,), (end,), _face_label(self.check, coord, end))
+                 for j, (coord, (lo, hi), act) in enumerate(zip(p.coords, p.root, p.active)) if act for end in (lo, hi)]
+        units = [j for j, c in enumerate(p.coords) if c.unit and p.active[j]]
+        if len(units) > 1:  # every relation at its bound at once (b = eps 1, b = -eps 1)
+            for end in (Fraction(1), Fraction(-1)):
+                labels = ", ".join(_face_label(self.check, p.coords[j], end) for j in units)
+                faces.append((tuple(units), (end,) * len(units), labels))
         out = []
-        for j, (coord, (lo, hi), act) in enumerate(zip(p.coords, p.root, p.active)):
-            if not act:
-                continue
-            for end, label in ((lo, "lo"), (hi, "hi")):
-                zero_everywhere = None
-                for _ in range(samples):
-                    point = [Fraction(int(rng.integers(1, 1000)), 1000) * (b - a) + a for a, b in p.root]
+        for js, ends, label in faces:
+            zero_everywhere, points = None, []
+            for _ in range(samples):
+                # dyadic points: balls hold them exactly, so a hypothesis tight there stays decidable
+                point = [_dyadic(Fraction(int(rng.integers(1, 1024)), 1024) * (b - a) + a) for a, b in p.root]
+                for j, end in zip(js, ends):
                     point[j] = end
-                    data = {k: ball.asarray(v) for k, v in p.exact_point(point).items()}
-                    try:
-                        margins = p.margins(ball, data)
-                    except (ZeroDivisionError, ValueError):
-                        zero_everywhere = set()
-                        break
-                    zeros = {i for i, m in enumerate(margins) if m.is_finite() and 0 in m and m.rad() < 1e-40}
-                    zero_everywhere = zeros if zero_everywhere is None else zero_everywhere & zeros
-                if zero_everywhere:
-                    out.append(f"{coord.label} = {end}" + (f" (entries {sorted(i + 1 for i in zero_everywhere)})" if len(p.root) > 1 and len(zero_everywhere) < len(margins) else ""))
+                points.append(point)
+                try:
+                    with ball.precision():
+                        data = {k: ball.asarray(v) for k, v in p.exact_point(point).items()}
+                    margins = p.margins(ball, data)
+                except (ZeroDivisionError, ValueError):
+                    zero_everywhere = set()
+                    break
+                zeros = {i for i, m in enumerate(margins) if m.is_finite() and 0 in m and m.rad() < 1e-60}
+                zero_everywhere = zeros if zero_everywhere is None else zero_everywhere & zeros
+            if zero_everywhere:
+                out.append((js, ends, label, points))
         return out
+
+    def _touches_tight_face(self, box) -> str | None:
+        """The label of an equality face this box touches while already thin across it."""
+        p = self.problem
+        for js, ends, label, _ in self.tight_faces:
+            if all((box[j][0] == end or box[j][1] == end) and (box[j][1] - box[j][0]) <= p.widths[j] * FACE_WIDTH for j, end in zip(js, ends)):
+                return label
+        return None
+
+    def _strict_fails_on_face(self):
+        """A strict claim is false on an equality face: certify a sample point there (symbolically)."""
+        if not self.strict:
+            return None
+        for _, _, _, points in self.tight_faces:
+            for point in points:
+                cert = self._certify(point)
+                if cert is not None:
+                    return cert
+        return None
+
+
+def _dyadic(q: Fraction) -> Fraction:
+    return Fraction(round(q * 2**20), 2**20)
+
+
+def _face_label(check: Check, coord: Coordinate, end: Fraction) -> str:
+    if not coord.unit:
+        return f"{coord.label} = {end}"
+    var = next(v for v in check.variables if v.name == coord.var)
+    idx = ",".join(str(i + 1) for i in coord.index)
+    name = f"{coord.var}_{idx}" if idx else coord.var
+    centre = f"{var.near}_{idx} + " if var.near else ""
+    scale = "" if abs(end) == 1 else f"{end}\u00b7"
+    sign = "\u2212" if end < 0 else ""
+    return f"{name} = {centre}{sign}{scale if end > 0 else scale.lstrip('-')}{var.radius}" if end != 0 else f"{name} = {var.near + '_' + idx if var.near else 0}"
 
 
 __all__ = ["BranchAndBound", "BoundedDomainError", "coordinates"]

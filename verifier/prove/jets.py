@@ -240,6 +240,9 @@ class JetContext(BallContext):
     def __init__(self, radii, prec: int = 128, choices=(), max_choices: int = 0):
         super().__init__(prec)
         self.frame = Frame(radii)
+        #: gradients of a - b for each max/min left undecided (hulled): the coordinates that
+        #: would decide it, for the choice of where to split
+        self.undecided: list[tuple] = []
         self.choices = tuple(choices)
         self.max_choices = max_choices
         self.used = 0
@@ -285,6 +288,8 @@ class JetContext(BallContext):
         if pick is not None:
             return (a, b)[pick]
         hull = BallContext._max2 if larger else BallContext._min2
+        if a.g is not None and b.g is not None:
+            self.undecided.append(tuple(x - y for x, y in zip(a.g, b.g)))
         return Jet(hull(a.v, b.v), hull(a.c, b.c), _hull_grad(a, b), a.f)
 
     def _max2(self, a, b):
