@@ -63,7 +63,7 @@ class TightenResult:
     rhs_text: str
     lower_bound: Fraction | None  # the constant must be at least this (certified)
     witness: RatioWitness | None
-    best_seen: float | None  # largest lhs/rhs seen by the search (certified at its point)
+    best_seen: float | None  # largest lhs/rhs seen anywhere (certified at its point, so = lower_bound)
     last_constant: Fraction  # the constant of the final round
     last_verdict: str  # what the final round found at last_constant
     last_evaluations: int
@@ -166,7 +166,7 @@ def tighten(check: Check, config: SearchConfig = SearchConfig(), max_rounds: int
         claim=check.claim.id, part=check.part.name, reading=check.reading.name,
         statement=check.part.statement or check.claim.statement,
         lhs_text=check.part.lhs_text, rhs_text=check.part.rhs_text,
-        lower_bound=lower, witness=witness, best_seen=float(best_seen.ratio) if best_seen is not None else None,
+        lower_bound=lower, witness=witness, best_seen=None if lower is None else float(lower),
         last_constant=r.constant, last_verdict=r.verdict, last_evaluations=r.evaluations,
         rounds=tuple(rounds), evaluations=total, seconds=time.monotonic() - start,
         message=last.message if last is not None else "",
