@@ -415,32 +415,40 @@ class BranchAndBound:
         """Monotone in some coordinates on every piece: prove the entry on the face holding its minimum.
 
         The margin is continuous and, along each such coordinate, made of pieces that all
-        move the same way, so it is monotone there on the whole box.
+        move the same way, so it is monotone there on the whole box.  On the face the
+        gradients are re-enclosed, which may fix more signs: the reduction repeats.
         """
-        if any(m.g is None for m in jets):
-            return False
-        face, moved = list(box), False
-        for j, act in enumerate(self.problem.active):
-            lo, hi = box[j]
-            if not act or lo == hi:
-                continue
-            if all(m.g[j] >= 0 for m in jets):
-                face[j], moved = (lo, lo), True
-            elif all(m.g[j] <= 0 for m in jets):
-                face[j], moved = (hi, hi), True
-        if not moved:
-            return False
-        try:
-            paths = self.problem.path_margins(face, self.max_choices)
-        except (ZeroDivisionError, ValueError):
-            return False
-        if all(_holds(pm[i].enclosure(), self.strict) for pm in paths):
-            self.reductions += 1
-            return True
-        if not self.strict and vanishes_identically(self.problem, face, i):
-            self.reductions += 1
-            self.identities += 1
-            return True
+        p = self.problem
+        for _ in range(len(box)):
+            if any(m.g is None for m in jets):
+                return False
+            face, moved = list(box), False
+            for j, act in enumerate(p.active):
+                lo, hi = box[j]
+                if not act or lo == hi:
+                    continue
+                if all(m.g[j] >= 0 for m in jets):
+                    face[j], moved = (lo, lo), True
+                elif all(m.g[j] <= 0 for m in jets):
+                    face[j], moved = (hi, hi), True
+            if not moved:
+                return False
+            try:
+                anchored = p.anchored(face, self.max_choices)
+                if anchored is None:
+                    paths, anchored = p.path_margins(face, self.max_choices), None
+                else:
+                    anchored, paths, _ = anchored
+            except (ZeroDivisionError, ValueError):
+                return False
+            if all(_holds(pm[i].enclosure(), self.strict) for pm in paths) or (anchored is not None and _holds(anchored[i], self.strict)):
+                self.reductions += 1
+                return True
+            if not self.strict and vanishes_identically(p, face, i):
+                self.reductions += 1
+                self.identities += 1
+                return True
+            box, jets = face, [pm[i] for pm in paths]
         return False
 
     def _certify(self, point):
