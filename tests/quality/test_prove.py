@@ -90,3 +90,13 @@ def test_strict_reading_is_refuted_on_its_equality_face():
     p = prove(check, domain, time_limit=20)
     assert p.result.verdict is Verdict.REFUTED and p.result.certified
     assert "symbolic" in p.result.counterexample.certificate
+
+
+def test_lemma_b_2_is_proved_at_n_2_on_the_stated_box():
+    """The goal of the issue: eps in [0.01, 2], a in [-5, 5]^2, where the inequality is strict."""
+    check = check_of("B.2")
+    domain = make_domain(check, {"n": 2}, None, {"a": BOX, "eps": (Fraction(1, 100), Fraction(2))})
+    p = prove(check, domain, time_limit=120)
+    assert p.result.verdict is Verdict.PROVED, p.result.message
+    assert p.details.volume_proved == 1.0 and p.details.boxes_proved > 1
+    assert p.result.domain == "n = 2; a \u2208 [-5, 5]^2, eps \u2208 [0.01, 2], b: every value with \u2016b\u2016\u221e \u2264 eps"

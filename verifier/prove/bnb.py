@@ -397,9 +397,9 @@ class BranchAndBound:
         if face is not None:
             self.open_faces.add(face)
             return ("open",)
-        # An undecided max/min ruins the enclosures downstream of it (a hull of two gradients),
-        # so first split where it gets decided; otherwise where the margin varies most.
-        guides = list(undecided[:1]) or [m.g for m in (margins or []) if m.g]
+        # Split where the margin varies most, or where the first undecided max/min would be
+        # decided: its hull of two gradients loosens every enclosure downstream of it.
+        guides = list(undecided[:1]) + [m.g for m in (margins or []) if m.g]
         best, best_j = None, None
         for j, ((lo, hi), w, act) in enumerate(zip(box, p.widths, p.active)):
             if not act or hi == lo:

@@ -71,10 +71,13 @@ def _key(x):
 
 
 class Jet:
-    __slots__ = ("v", "c", "g", "f")
+    # ``origin`` remembers how a value was made, for the quotient rewrite in :func:`_div`:
+    # ("sum", terms), ("sub", x, y) or ("exp", z)
+    __slots__ = ("v", "c", "g", "f", "origin")
 
-    def __init__(self, v, c, g, f):
+    def __init__(self, v, c, g, f, origin=None):
         self.v, self.c, self.g, self.f = v, c, g, f  # g: tuple of balls or None (a constant)
+        self.origin = origin
         if g is not None:
             # every intermediate keeps the tighter of its two enclosures, so the derivative
             # formulas downstream use it too
@@ -139,7 +142,7 @@ class Jet:
             return self.f.cached(("zero",), lambda: Jet.const(0, self.f))
         if (o.is_zero() if isinstance(o, Jet) else o == 0):
             return self
-        return self._binary("sub", o, False, lambda a, b: _add(a, -b))
+        return self._binary("sub", o, False, _sub)
 
     def __rsub__(self, o):
         return self._binary("sub", o, True, lambda a, b: _add(a, -b))
@@ -168,7 +171,8 @@ class Jet:
         """Jet of f(self): f at the value and the centre, chain rule with f' enclosed on the box."""
         return self.f.cached(
             (name, id(self)),
-            lambda: Jet(f(self.enclosure()), f(self.c), None if self.g is None else tuple(df_box(self.enclosure()) * x for x in self.g), self.f),
+            lambda: Jet(f(self.enclosure()), f(self.c), None if self.g is None else tuple(df_box(self.enclosure()) * x for x in self.g), self.f,
+                        ("exp", self) if name == "exp" else None),
             self,
         )
 
@@ -189,10 +193,20 @@ def _zeros(a, b):
     return a.g or (ZERO,) * len(b.g)
 
 
+def _sub(a, b):
+    out = _add(a, -b)
+    out.origin = ("sub", a, b)
+    return out
+
+
+def _terms(x):
+    return x.origin[1] if x.origin is not None and x.origin[0] == "sum" else (x,)
+
+
 def _add(a, b):
     if a.g is None and b.g is None:
         return Jet(a.v + b.v, a.c + b.c, None, a.f)
-    return Jet(a.v + b.v, a.c + b.c, tuple(x + y for x, y in zip(_zeros(a, b), _zeros(b, a))), a.f)
+    return Jet(a.v + b.v, a.c + b.c, tuple(x + y for x, y in zip(_zeros(a, b), _zeros(b, a))), a.f, ("sum", _terms(a) + _terms(b)))
 
 
 def _mul(a, b):
@@ -208,7 +222,56 @@ def _div(a, b):
     q = a.v * inv
     if a.g is None and b.g is None:
         return Jet(q, a.c / b.c, None, a.f)
-    return Jet(q, a.c / b.c, tuple((x - q * y) * inv for x, y in zip(_zeros(a, b), _zeros(b, a))), a.f)
+    out = Jet(q, a.c / b.c, tuple((x - q * y) * inv for x, y in zip(_zeros(a, b), _zeros(b, a))), a.f)
+    share = _share(a, b)
+    return out if share is None else _meet(out, share)
+
+
+def _exponent(x):
+    return x.origin[1] if x.origin is not None and x.origin[0] == "exp" else None
+
+
+def _exponent_gap(zj, zi):
+    """zj - zi, cancelling a common subtrahend: (x - m) - (y - m) = x - y (a softmax's shift)."""
+    if zj.origin is not None and zi.origin is not None and zj.origin[0] == zi.origin[0] == "sub" and zj.origin[2] is zi.origin[2]:
+        return zj.origin[1] - zi.origin[1]
+    return zj - zi
+
+
+def _share(a, b):
+    """exp(z_i) / sum_j exp(z_j) rewritten as 1 / (1 + sum_{j != i} exp(z_j - z_i)).
+
+    The same number, but each z appears once, so the enclosure has no dependency between
+    numerator and denominator (and lies in [0, 1]).  None when the quotient is not of this form.
+    """
+    terms = _terms(b)
+    if len(terms) < 2 or not any(t is a for t in terms):
+        return None
+    zi = _exponent(a)
+    if zi is None or any(_exponent(t) is None for t in terms):
+        return None
+    rest = None
+    for t in terms:
+        if t is a:
+            continue
+        gap = _exponent_gap(_exponent(t), zi)
+        e = gap.apply("exp", arb.exp, arb.exp)
+        rest = e if rest is None else rest + e
+    denom = 1 + rest
+    inv = 1 / denom.v
+    g = None if denom.g is None else tuple(-x * inv * inv for x in denom.g)
+    return Jet(inv, 1 / denom.c, g, a.f)
+
+
+def _meet(x, y):
+    """Two enclosures of the same function: keep what both allow."""
+    def both(p, q):
+        try:
+            return p.intersection(q)
+        except ValueError:
+            return p
+    g = x.g if y.g is None else y.g if x.g is None else tuple(both(p, q) for p, q in zip(x.g, y.g))
+    return Jet(both(x.v, y.v), both(x.c, y.c), g, x.f)
 
 
 def _pair(a, b):
