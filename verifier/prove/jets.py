@@ -9,6 +9,14 @@ shrinks quadratically with the box, where plain interval arithmetic shrinks line
 suffers from dependency (``f(a + b) - f(a)`` with ``a`` an interval).  Branches of abs, max
 and min are decided on the intersection of both enclosures.
 
+Two exact rewrites remove the dependency that plain intervals suffer in the pack's claims,
+each checked only by identity of the objects involved (a Jet remembers how it was made):
+``exp(z_i) / sum_j exp(z_j)`` is also enclosed as ``1 / (1 + sum_{j != i} exp(z_j - z_i))``
+with a common shift cancelled (softmax), and ``exp(x) - exp(y)`` as ``exp(y) expm1(x - y)``
+with common terms of x and y cancelled; the two enclosures of the same number are
+intersected.  Products of wide balls are taken by interval endpoints (a midpoint-radius
+product loses the sign of two wide positive balls).
+
 The claim's own functions run on Jets through :class:`JetContext`, so the mathematics is
 still written once.
 """
@@ -171,7 +179,7 @@ class Jet:
         """Jet of f(self): f at the value and the centre, chain rule with f' enclosed on the box."""
         return self.f.cached(
             (name, id(self)),
-            lambda: Jet(f(self.enclosure()), f(self.c), None if self.g is None else tuple(df_box(self.enclosure()) * x for x in self.g), self.f,
+            lambda: Jet(f(self.enclosure()), f(self.c), None if self.g is None else tuple(_times(df_box(self.enclosure()), x) for x in self.g), self.f,
                         ("exp", self) if name == "exp" else None),
             self,
         )
@@ -195,8 +203,26 @@ def _zeros(a, b):
 
 def _sub(a, b):
     out = _add(a, -b)
+    xa, xb = _exponent(a), _exponent(b)
+    if xa is not None and xb is not None and out.g is not None:
+        # exp(x) - exp(y) = exp(y) expm1(x - y): the sign is that of x - y, which the
+        # cancellation of common terms often fixes where the plain difference straddles 0
+        gap = _linear_gap(xa, xb)
+        out = _meet(out, b * gap.apply("expm1", arb.expm1, arb.exp))
     out.origin = ("sub", a, b)
     return out
+
+
+def _linear_gap(x, y):
+    """x - y, with y dropped from x's terms when x = y + rest (so exp(a + b) - exp(a) sees b)."""
+    terms = _terms(x)
+    if len(terms) > 1 and any(t is y for t in terms):
+        rest = [t for t in terms if t is not y]
+        out = rest[0]
+        for t in rest[1:]:
+            out = out + t
+        return out
+    return x - y
 
 
 def _terms(x):
@@ -209,17 +235,28 @@ def _add(a, b):
     return Jet(a.v + b.v, a.c + b.c, tuple(x + y for x, y in zip(_zeros(a, b), _zeros(b, a))), a.f, ("sum", _terms(a) + _terms(b)))
 
 
+def _times(x: arb, y: arb) -> arb:
+    """x * y by interval endpoints: a ball product loses positivity on wide positive balls."""
+    if x.rad() == 0 or y.rad() == 0:
+        return x * y
+    xl, xu, yl, yu = x.lower(), x.upper(), y.lower(), y.upper()
+    out = xl * yl
+    for p in (xl * yu, xu * yl, xu * yu):
+        out = out.union(p)
+    return out
+
+
 def _mul(a, b):
     if a.g is None and b.g is None:
-        return Jet(a.v * b.v, a.c * b.c, None, a.f)
-    return Jet(a.v * b.v, a.c * b.c, tuple(b.v * x + a.v * y for x, y in zip(_zeros(a, b), _zeros(b, a))), a.f)
+        return Jet(_times(a.v, b.v), a.c * b.c, None, a.f)
+    return Jet(_times(a.v, b.v), a.c * b.c, tuple(_times(b.v, x) + _times(a.v, y) for x, y in zip(_zeros(a, b), _zeros(b, a))), a.f)
 
 
 def _div(a, b):
     if not b.v.is_finite() or 0 in b.v:
         raise ZeroDivisionError("denominator may vanish on the box")
     inv = 1 / b.v
-    q = a.v * inv
+    q = _times(a.v, inv)
     if a.g is None and b.g is None:
         return Jet(q, a.c / b.c, None, a.f)
     out = Jet(q, a.c / b.c, tuple((x - q * y) * inv for x, y in zip(_zeros(a, b), _zeros(b, a))), a.f)
