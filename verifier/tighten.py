@@ -24,6 +24,7 @@ from .contexts import BallContext, ExactContext, NotRational, to_fraction
 from .engine import SearchConfig, _exact_strings, run_check
 from .results import Verdict
 from .sampling import arb_endpoint_to_fmpq, exactify
+from .shrink import Shrinker
 
 EXACT = ExactContext()
 
@@ -137,7 +138,7 @@ def tighten(check: Check, config: SearchConfig = SearchConfig(), max_rounds: int
     certifier = Certifier(config.dps)
     constant = Fraction(1)
     best_seen, witness, rounds, total = None, None, [], 0
-    search = dataclasses.replace(config, shrink=False)  # shrinking trades ratio for simplicity
+    search = config  # shrunk counterexamples are readable; the next round recovers any ratio shrinking gave up
     last = None
     for k in range(max_rounds):
         result = run_check(scaled(check, constant), dataclasses.replace(search, seed=config.seed + k))
@@ -160,6 +161,8 @@ def tighten(check: Check, config: SearchConfig = SearchConfig(), max_rounds: int
         constant = ratio
     if best_seen is not None and (witness is None or best_seen.ratio > witness.ratio):
         witness = best_seen  # a certified ratio at a point is a lower bound whether or not it refutes
+    if witness is not None and config.shrink:
+        witness = _simplest(check, witness, certifier)
     lower = witness.ratio if witness is not None else None
     r = rounds[-1]
     return TightenResult(
@@ -171,6 +174,20 @@ def tighten(check: Check, config: SearchConfig = SearchConfig(), max_rounds: int
         rounds=tuple(rounds), evaluations=total, seconds=time.monotonic() - start,
         message=last.message if last is not None else "",
     )
+
+
+def _simplest(check: Check, witness: RatioWitness, certifier: Certifier) -> RatioWitness:
+    """The simplest point whose ratio is still at least the witness's (the shrinker, on
+    the strict claim ``lhs < ratio * rhs``, which such points violate)."""
+    strict = scaled(check, witness.ratio)
+    strict = Check(strict.claim, dataclasses.replace(strict.part, relation="<"), strict.reading)
+    data = _exact_data(check, witness.vars)
+    cert = certifier.certify(strict, data, witness.dims)
+    if not cert.violated:
+        return witness
+    shrunk = Shrinker(strict, certifier, time_limit=10.0).shrink(data, witness.dims, cert)
+    simpler = certified_ratio(check, shrunk.data, shrunk.dims, certifier)
+    return simpler if simpler is not None and simpler.ratio >= witness.ratio else witness
 
 
 def _exact_data(check: Check, vars_: dict) -> dict:
