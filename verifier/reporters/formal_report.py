@@ -7,7 +7,8 @@ from dataclasses import asdict
 from fractions import Fraction
 from typing import Iterable
 
-from rich.console import Console
+from rich.console import Console, Group
+from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
@@ -16,7 +17,8 @@ from ..claims import Claim
 from ..prove.result import Proof
 from ..tighten import TightenResult
 from .json_report import result_to_dict
-from .text import format_value, print_results
+from ..results import Verdict
+from .text import counterexample_lines, format_value, verdict_text
 
 
 # ------------------------------------------------------------------------------- proofs
@@ -30,19 +32,39 @@ def dumps_proofs(proofs: Iterable[Proof]) -> str:
     return json.dumps([proof_to_dict(p) for p in proofs], indent=2, ensure_ascii=False)
 
 
+def render_proof(p: Proof, claim: Claim) -> Panel:
+    r, d = p.result, p.details
+    head = verdict_text(r.verdict)
+    if r.counterexample is not None:
+        head.append(f"  certified by {r.counterexample.certificate}")
+    parts = [head, Text(r.statement, style="italic")]
+    if len(claim.readings) > 1:
+        parts.append(Text(f"reading '{r.reading}': {r.reading_summary}", style="dim"))
+    parts.append(Text(f"domain: {r.domain}"))
+    how = f"method: {d.method}, {r.seconds:.2f} s (limit {d.time_limit:g} s)"
+    if d.solver:
+        how += f"; z3 answered {d.solver}"
+    if d.method == "branch-and-bound":
+        vol = "n/a" if d.volume_proved is None else f"{100 * d.volume_proved:.4g}%"
+        how += f"; {d.boxes_proved} boxes proved of {d.boxes_examined} examined, volume proved {vol}"
+    parts.append(Text(how))
+    if r.message:
+        parts.append(Text(r.message, style="magenta" if r.verdict is Verdict.ERROR else ""))
+    parts += [Text(f"note: {n}", style="yellow") for n in d.notes]
+    if r.counterexample is not None:
+        part = next((x for x in claim.parts if x.name == r.part), None)
+        parts.append(counterexample_lines(r.counterexample, (part.lhs_text, part.rhs_text) if part else ("", "")))
+    title = f"{r.kind.capitalize()} {r.claim}" + (f" part {r.part}" if len(claim.parts) > 1 else "") + (f" [{r.reading}]" if len(claim.readings) > 1 else "")
+    return Panel(Group(*parts), title=Text(title), title_align="left", expand=True)
+
+
 def print_proofs(console: Console, claim: Claim, proofs: Iterable[Proof]) -> None:
-    proofs = list(proofs)
-    print_results(console, claim, [p.result for p in proofs])
+    header = Text()
+    header.append(f"{claim.kind.capitalize()} {claim.id}", style="bold")
+    header.append(f" \u2014 {claim.title}  ({claim.paper}, {claim.location})")
+    console.print(header)
     for p in proofs:
-        d, r = p.details, p.result
-        lines = [f"{r.claim} part {r.part} [{r.reading}]: method {d.method}, {r.seconds:.2f} s (limit {d.time_limit:g} s)"]
-        if d.solver:
-            lines.append(f"  z3 answered {d.solver}")
-        if d.method == "branch-and-bound":
-            vol = "n/a" if d.volume_proved is None else f"{100 * d.volume_proved:.4g}%"
-            lines.append(f"  {d.boxes_proved} boxes proved of {d.boxes_examined} examined; volume proved {vol}")
-        lines += [f"  note: {n}" for n in d.notes]
-        console.print(Text("\n".join(lines), style="dim"))
+        console.print(render_proof(p, claim))
 
 
 # ----------------------------------------------------------------------------- tighten
