@@ -205,7 +205,11 @@ class _Search:
 
     def verified_max_ratio(self):
         """The largest lhs/rhs among float64's top candidates, re-evaluated at dps digits."""
-        best = None
+        return self.verified_max_ratio_point()[0]
+
+    def verified_max_ratio_point(self):
+        """(largest lhs/rhs re-evaluated at dps digits, the float point where it is reached)."""
+        best, where = None, None
         mp = MPContext(self.config.dps)
         for _, point, dims in self.ratio_points:
             try:
@@ -221,10 +225,11 @@ class _Search:
                     lhs, rhs = rhs, lhs
                 if rhs > 0 and lhs >= 0:
                     r = float(lhs / rhs)
-                    best = r if best is None else max(best, r)
+                    if best is None or r > best:
+                        best, where = r, {"dims": dict(dims), "vars": {k: np.asarray(v[0]).tolist() for k, v in point.items()}}
             except (ValueError, ArithmeticError):
                 continue
-        return best
+        return best, where
 
     # ------------------------------------------------------------------------------
     def generate(self, budget):
@@ -425,12 +430,14 @@ def _stats(search: _Search) -> SearchStats:
     if search.best_point is not None:
         data, dims = search.best_point
         best_point = {"dims": dims, "vars": {k: np.asarray(v[0]).tolist() for k, v in data.items()}}
+    max_ratio, max_ratio_point = search.verified_max_ratio_point()
     return SearchStats(
         evaluations=search.evaluations,
         worst_rejected_float_margin=search.worst_rejected,
         best_margin=search.best_margin,
         best_relative_margin=None if not np.isfinite(search.best_rel) else float(search.best_rel),
-        max_ratio=search.verified_max_ratio(),
+        max_ratio=max_ratio,
+        max_ratio_point=max_ratio_point,
         best_point=best_point,
         **search.stats,
     )

@@ -69,6 +69,7 @@ class SearchStats:
     best_relative_margin: float | None = None
     max_ratio: float | None = None
     best_point: Mapping[str, Any] | None = None
+    max_ratio_point: Mapping[str, Any] | None = None  # where max_ratio is reached (float values)
 
 
 @dataclass(frozen=True)

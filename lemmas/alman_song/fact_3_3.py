@@ -16,9 +16,15 @@ Hand derivation.
     A = (1 1), B = (1 1)^T: ||AB||_inf = 2 > 1.  It holds for k = 1.
 (3) fails for p >= 2: ||AB||_1 <= p ||A||_1 ||B||_inf, reached by A = (1), B = (1 1):
     ||AB||_1 = 2 > 1.  It holds for p = 1.
+
+Repaired reading (``repaired``, parts 2 and 3) with the constants derived above, both
+attained by the examples given: (2) ||AB||_inf <= k ||A||_inf ||B||_inf, since each entry
+of AB is a sum of k products each at most ||A||_inf ||B||_inf in size; (3) ||AB||_1 <=
+p ||A||_1 ||B||_inf, since ||AB||_1 <= sum_{i,t,j} |A_it||B_tj| <= p ||A||_1 ||B||_inf.
 """
 
-from verifier import Claim, Dim, Matrix, Part
+from verifier import Claim, Dim, Matrix, Part, Reading
+from verifier.claims import DEFAULT_READING
 
 from . import PAPER
 
@@ -60,6 +66,26 @@ claim = Claim(
             latex=r"\|AB\|_1 \le \|A\|_1 \cdot \|B\|_\infty",
             lhs_text="||AB||_1",
             rhs_text="||A||_1 ||B||_inf",
+        ),
+    ],
+    readings=[
+        DEFAULT_READING,
+        Reading(
+            "repaired",
+            "Parts 2 and 3 with the constants that make them true: k (the inner dimension) and p (the columns of B).",
+            parts=("2", "3"),
+            overrides={
+                "2": {
+                    "rhs": lambda ctx, v: v.dims["k"] * ctx.norm_inf(v.A) * ctx.norm_inf(v.B),
+                    "rhs_text": "k ||A||_inf ||B||_inf",
+                    "statement": "||AB||_inf <= k * ||A||_inf * ||B||_inf",
+                },
+                "3": {
+                    "rhs": lambda ctx, v: v.dims["p"] * ctx.norm_1(v.A) * ctx.norm_inf(v.B),
+                    "rhs_text": "p ||A||_1 ||B||_inf",
+                    "statement": "||AB||_1 <= p * ||A||_1 * ||B||_inf",
+                },
+            },
         ),
     ],
 )

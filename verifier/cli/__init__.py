@@ -69,6 +69,18 @@ def get_claim(claim_id: str):
         raise UsageFailure(str(exc)) from None
 
 
+def select_checks(claim, reading, part):
+    """The checks of ``claim`` for ``--reading`` and ``--part``; a usage error names a bad value."""
+    if reading is not None and reading not in {r.name for r in claim.readings}:
+        raise UsageFailure(f"claim {claim.id} has no reading {reading!r}; readings: {', '.join(r.name for r in claim.readings)}")
+    if part is not None and part not in {p.name for p in claim.parts}:
+        raise UsageFailure(f"claim {claim.id} has no part {part!r}; parts: {', '.join(p.name for p in claim.parts)}")
+    checks = claim.checks(reading=reading, part=part)
+    if not checks:
+        raise UsageFailure(f"reading {reading!r} of claim {claim.id} does not cover part {part!r}")
+    return checks
+
+
 def search_options(fn):
     @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the search (results are reproducible from seed and budget).")
     @click.option("--budget", type=click.IntRange(min=1), default=SearchConfig.budget, show_default=True, help="Float64 evaluations per part and reading.")
@@ -129,3 +141,4 @@ from . import claims as _claims  # noqa: E402,F401  (registers lemma, list, show
 from . import all_claims as _all  # noqa: E402,F401  (registers all)
 from . import check as _check  # noqa: E402,F401  (registers lock, check)
 from . import report as _report  # noqa: E402,F401  (registers report)
+from . import formal as _formal  # noqa: E402,F401  (registers tighten, prove)

@@ -10,7 +10,7 @@ import click
 
 from ..reporters import json_report, replay_report, text
 from ..store import replay as replay_file
-from . import UsageFailure, _config, _run_and_report, err_console, get_claim, main, registry, search_options
+from . import UsageFailure, _config, select_checks, _run_and_report, err_console, get_claim, main, registry, search_options
 
 
 @main.command("lemma")
@@ -21,13 +21,7 @@ from . import UsageFailure, _config, _run_and_report, err_console, get_claim, ma
 def lemma_cmd(claim_id, reading, part, seed, budget, time_limit, dps, no_shrink, save, store_dir, as_json):
     """Search one claim (any id: 4.1, 3.3, B.2, ...) for a certified counterexample."""
     claim = get_claim(claim_id)
-    if reading is not None and reading not in {r.name for r in claim.readings}:
-        raise UsageFailure(f"claim {claim.id} has no reading {reading!r}; readings: {', '.join(r.name for r in claim.readings)}")
-    if part is not None and part not in {p.name for p in claim.parts}:
-        raise UsageFailure(f"claim {claim.id} has no part {part!r}; parts: {', '.join(p.name for p in claim.parts)}")
-    checks = claim.checks(reading=reading, part=part)
-    if not checks:
-        raise UsageFailure(f"reading {reading!r} of claim {claim.id} does not cover part {part!r}")
+    checks = select_checks(claim, reading, part)
     run = _run_and_report([(claim, checks)], _config(seed, budget, time_limit, dps, no_shrink), save, store_dir, as_json)
     sys.exit(run.exit_code)
 

@@ -1,0 +1,70 @@
+"""Formal-adjacent commands: ``tighten`` (the smallest constant) and ``prove`` (bounded domains)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ..engine import SearchConfig
+from ..prove import METHODS, BoundedDomainError, DomainError, MethodError, make_domain, parse_boxes, parse_dims, prove
+from ..reporters import formal_report
+from ..tighten import NotTightenable, tighten
+from . import UsageFailure, err_console, get_claim, main, select_checks
+
+
+def _emit(as_json, items, dumps, show, claim):
+    """JSON to stdout or text to stderr, then the exit code of the worst item."""
+    if as_json:
+        click.echo(dumps(items))
+    else:
+        show(err_console(), claim, items)
+    sys.exit(max(i.exit_code for i in items))
+
+
+@main.command("tighten")
+@click.argument("claim_id")
+@click.option("--reading", default=None, help="One reading only (default: every reading).")
+@click.option("--part", default=None, help="One part only.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--budget", type=click.IntRange(min=1), default=SearchConfig.budget, show_default=True, help="Float64 evaluations per round.")
+@click.option("--time", "time_limit", type=click.FloatRange(min=0, min_open=True), default=SearchConfig.time_limit, show_default=True, help="Seconds per round.")
+@click.option("--rounds", type=click.IntRange(min=1), default=6, show_default=True, help="Raise the constant at most this often.")
+@click.option("--dps", type=click.IntRange(min=15), default=SearchConfig.dps, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON list to stdout.")
+def tighten_cmd(claim_id, reading, part, seed, budget, time_limit, rounds, dps, as_json):
+    """Estimate the smallest constant on the right-hand side: a certified lower bound and the best value seen."""
+    claim = get_claim(claim_id)
+    checks = [c for c in select_checks(claim, reading, part) if c.part.relation in ("<=", "<")]
+    if not checks:
+        raise UsageFailure(f"claim {claim.id}: no selected part has the form lhs <= rhs")
+    config = SearchConfig(seed=seed, budget=budget, time_limit=time_limit, dps=dps)
+    try:
+        results = [tighten(c, config, rounds) for c in checks]
+    except NotTightenable as exc:
+        raise UsageFailure(str(exc)) from None
+    _emit(as_json, results, formal_report.dumps_tighten, formal_report.print_tighten, claim)
+
+
+@main.command("prove")
+@click.argument("claim_id")
+@click.option("--dims", "dims_text", default="", help="Fixed dimensions, e.g. n=3,d=2 (every dimension of the claim).")
+@click.option("--box", "boxes", multiple=True, help="LO:HI for every free variable, or NAME=LO:HI for one (repeatable).")
+@click.option("--reading", default=None, help="One reading only (default: every reading).")
+@click.option("--part", default=None, help="One part only.")
+@click.option("--method", type=click.Choice(METHODS), default="auto", show_default=True, help="auto: SMT when the claim allows it, else branch and bound.")
+@click.option("--time", "time_limit", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True, help="Seconds per part and reading.")
+@click.option("--dps", type=click.IntRange(min=15), default=SearchConfig.dps, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON list to stdout.")
+def prove_cmd(claim_id, dims_text, boxes, reading, part, method, time_limit, dps, as_json):
+    """Prove a claim on a bounded domain at fixed dimensions (or refute it with a certified counterexample)."""
+    claim = get_claim(claim_id)
+    checks = select_checks(claim, reading, part)
+    try:
+        dims = parse_dims(dims_text)
+        default, named = parse_boxes(boxes)
+        domains = [make_domain(c, dims, default, named) for c in checks]
+        proofs = [prove(c, d, method, time_limit, dps) for c, d in zip(checks, domains)]
+    except (DomainError, MethodError, BoundedDomainError) as exc:
+        raise UsageFailure(str(exc)) from None
+    _emit(as_json, proofs, formal_report.dumps_proofs, formal_report.print_proofs, claim)

@@ -1,0 +1,71 @@
+"""Proofs on bounded domains at fixed dimensions: ``verify prove``.
+
+Two methods, picked by what the claim is built from:
+
+* ``smt`` (:mod:`.smt`) -- claims built only from + - * /, max, min and abs are decided
+  exactly by z3: a proof on the stated domain, or an exact model that the ordinary
+  certifier turns into a certified counterexample;
+* ``branch-and-bound`` (:mod:`.bnb`) -- claims with exp (or log, sqrt) at small fixed
+  dimensions on a bounded box: rigorous ball arithmetic with centred forms.
+
+``auto`` tries SMT and falls back to branch and bound when the claim leaves real
+arithmetic.  Every attempt has a time limit; running out gives ``inconclusive``.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+
+from ..claims import Check
+from ..results import CheckResult, Verdict
+from .bnb import BoundedDomainError, BranchAndBound
+from .domain import Domain, DomainError, make_domain, parse_boxes, parse_dims
+from .result import Proof, ProofDetails, base_fields
+from .smt import NotDecidable, prove_smt
+
+METHODS = ("auto", "smt", "branch-and-bound")
+
+
+class MethodError(ValueError):
+    """The method asked for cannot handle this claim (names why)."""
+
+
+def prove(check: Check, domain: Domain, method: str = "auto", time_limit: float = 60.0, dps: int = 50) -> Proof:
+    """Prove ``check`` on ``domain``, or refute it with a certified counterexample, or say why not."""
+    if method not in METHODS:
+        raise MethodError(f"unknown method {method!r}; methods: {', '.join(METHODS)}")
+    if time_limit <= 0:
+        raise MethodError(f"time limit must be positive, got {time_limit}")
+    start = time.monotonic()
+    try:
+        if method in ("auto", "smt"):
+            try:
+                return prove_smt(check, domain, time_limit, dps)
+            except NotDecidable as exc:
+                if method == "smt":
+                    raise MethodError(f"{check.label}: {exc}; use --method branch-and-bound with a bounded --box") from None
+        if not domain.bounded:
+            unbounded = [k for k, b in domain.boxes.items() if b is None]
+            raise BoundedDomainError(
+                f"{check.label} needs branch and bound (it uses exp, log or sqrt), which needs a bounded box for "
+                f"{', '.join(unbounded)}: give --box NAME=LO:HI or --box LO:HI"
+            )
+        return BranchAndBound(check, domain, time_limit, dps).run()
+    except (MethodError, BoundedDomainError):
+        raise
+    except Exception as exc:  # the claim raised: report it, never crash
+        import os
+
+        detail = f"\n{traceback.format_exc()}" if os.environ.get("VERIFY_DEBUG") else ""
+        return Proof(
+            CheckResult(verdict=Verdict.ERROR, seconds=time.monotonic() - start, domain=domain.describe(check),
+                        stop_reason="the claim raised", message=f"{type(exc).__name__}: {exc}{detail}", **base_fields(check, dps)),
+            ProofDetails(method=method, domain=domain.to_dict(), time_limit=time_limit),
+        )
+
+
+__all__ = [
+    "prove", "Proof", "ProofDetails", "Domain", "DomainError", "MethodError", "BoundedDomainError",
+    "make_domain", "parse_boxes", "parse_dims", "METHODS",
+]

@@ -1,0 +1,428 @@
+"""First-order enclosures over a box: value, value at the centre, gradient (all balls).
+
+A :class:`Jet` is what a quantity is over a box ``X = c + [-r, r]``: a ball ``v`` enclosing
+every value it takes on ``X``, a ball ``c`` enclosing its value at the centre, and balls
+``g`` enclosing its partial derivatives anywhere in ``X`` (for max, min and abs, the hull of
+the one-sided ones: Clarke's generalised gradient, for which the mean-value theorem still
+holds).  The *centred form* ``c + sum_i g_i [-r_i, r_i]`` encloses the quantity too and
+shrinks quadratically with the box, where plain interval arithmetic shrinks linearly and
+suffers from dependency (``f(a + b) - f(a)`` with ``a`` an interval).  Branches of abs, max
+and min are decided on the intersection of both enclosures.
+
+Two exact rewrites remove the dependency that plain intervals suffer in the pack's claims,
+each checked only by identity of the objects involved (a Jet remembers how it was made):
+``exp(z_i) / sum_j exp(z_j)`` is also enclosed as ``1 / (1 + sum_{j != i} exp(z_j - z_i))``
+with a common shift cancelled (softmax), and ``exp(x) - exp(y)`` as ``exp(y) expm1(x - y)``
+with common terms of x and y cancelled; the two enclosures of the same number are
+intersected.  Products of wide balls are taken by interval endpoints (a midpoint-radius
+product loses the sign of two wide positive balls).
+
+The claim's own functions run on Jets through :class:`JetContext`, so the mathematics is
+still written once.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+from flint import arb, fmpq
+from flint import ctx as flint_ctx
+
+from ..contexts import BallContext, to_fraction
+
+ZERO = arb(0)
+
+
+def _ball(q) -> arb:
+    if isinstance(q, arb):
+        return q
+    q = Fraction(q)
+    return arb(fmpq(q.numerator, q.denominator))
+
+
+def interval_ball(lo: Fraction, hi: Fraction) -> arb:
+    """A ball containing the whole interval [lo, hi]."""
+    return _ball(lo).union(_ball(hi))
+
+
+class NeedsChoice(Exception):
+    """An undecided branch was met and a choice for it is allowed."""
+
+
+class Frame:
+    """What the Jets of one evaluation share: the box's half-widths and a memo.
+
+    The memo makes identical computations return the *same* object (hash-consing), and
+    ``x - x`` of one object is exactly zero.  So ``f(a + 0) - f(a)`` evaluated over a box
+    is exactly 0 instead of an interval as wide as ``f`` varies on it -- the dependency
+    that otherwise ruins enclosures of perturbation bounds.
+    """
+
+    __slots__ = ("radii", "memo")
+
+    def __init__(self, radii):
+        self.radii = tuple(radii)
+        self.memo: dict = {}
+
+    def cached(self, key, make, *keep):
+        hit = self.memo.get(key)
+        if hit is not None:
+            return hit[0]
+        out = make()
+        self.memo[key] = (out,) + keep  # the operands stay alive, so their ids stay unique
+        return out
+
+
+def _key(x):
+    return ("id", id(x)) if isinstance(x, (Jet, arb)) else ("q", Fraction(x) if not isinstance(x, fmpq) else Fraction(int(x.p), int(x.q)))
+
+
+class Jet:
+    # ``origin`` remembers how a value was made, for the quotient rewrite in :func:`_div`:
+    # ("sum", terms), ("sub", x, y) or ("exp", z)
+    __slots__ = ("v", "c", "g", "f", "origin")
+
+    def __init__(self, v, c, g, f, origin=None):
+        self.v, self.c, self.g, self.f = v, c, g, f  # g: tuple of balls or None (a constant)
+        self.origin = origin
+        if g is not None:
+            # every intermediate keeps the tighter of its two enclosures, so the derivative
+            # formulas downstream use it too
+            self.v = self.enclosure()
+
+    # -- construction ---------------------------------------------------------------------
+    @classmethod
+    def const(cls, x, f):
+        b = _ball(x)
+        return cls(b, b, None, f)
+
+    def _lift(self, other):
+        if isinstance(other, Jet):
+            return other
+        return Jet.const(other if isinstance(other, arb) else Fraction(other) if not isinstance(other, fmpq) else Fraction(int(other.p), int(other.q)), self.f)
+
+    def is_zero(self) -> bool:
+        """Exactly the zero function on the box."""
+        return self.v == 0 and self.c == 0 and (self.g is None or all(x == 0 for x in self.g))
+
+    # -- enclosures -----------------------------------------------------------------------
+    def centred(self) -> arb:
+        if self.g is None:
+            return self.c
+        out = self.c
+        for gi, ri in zip(self.g, self.f.radii):
+            if ri is not None:
+                out = out + gi * ri
+        return out
+
+    def enclosure(self) -> arb:
+        """The tighter of the plain and the centred enclosure (their intersection)."""
+        a, b = self.v, self.centred()
+        try:
+            return a.intersection(b)
+        except ValueError:  # disjoint cannot happen for correct enclosures; keep the plain one
+            return a
+
+    def mid(self):
+        return self.v.mid()
+
+    # -- arithmetic -----------------------------------------------------------------------
+    def _binary(self, name, o, swap, compute):
+        key = (name, ("id", id(self)), _key(o), swap)
+        return self.f.cached(key, lambda: compute(*((self._lift(o), self) if swap else (self, self._lift(o)))), self, o)
+
+    def __add__(self, o):
+        if (o.is_zero() if isinstance(o, Jet) else o == 0):
+            return self
+        if self.is_zero() and isinstance(o, Jet):
+            return o
+        return self._binary("add", o, False, _add)
+
+    def __radd__(self, o):
+        return self.__add__(o)
+
+    def __neg__(self):
+        return self.f.cached(("neg", id(self)), lambda: Jet(-self.v, -self.c, None if self.g is None else tuple(-x for x in self.g), self.f), self)
+
+    def __sub__(self, o):
+        if o is self:
+            return self.f.cached(("zero",), lambda: Jet.const(0, self.f))
+        if (o.is_zero() if isinstance(o, Jet) else o == 0):
+            return self
+        return self._binary("sub", o, False, _sub)
+
+    def __rsub__(self, o):
+        return self._binary("sub", o, True, lambda a, b: _add(a, -b))
+
+    def __mul__(self, o):
+        return self._binary("mul", o, False, _mul)
+
+    def __rmul__(self, o):
+        return self._binary("mul", o, True, _mul)
+
+    def __truediv__(self, o):
+        return self._binary("div", o, False, _div)
+
+    def __rtruediv__(self, o):
+        return self._binary("div", o, True, _div)
+
+    def __pow__(self, k):
+        if not isinstance(k, int) or k < 1:
+            raise TypeError("only positive integer powers")
+        out = self
+        for _ in range(k - 1):
+            out = out * self
+        return out
+
+    def apply(self, name, f, df_box):
+        """Jet of f(self): f at the value and the centre, chain rule with f' enclosed on the box."""
+        return self.f.cached(
+            (name, id(self)),
+            lambda: Jet(f(self.enclosure()), f(self.c), None if self.g is None else tuple(_times(df_box(self.enclosure()), x) for x in self.g), self.f,
+                        ("exp", self) if name == "exp" else None),
+            self,
+        )
+
+    def __abs__(self):
+        e = self.enclosure()
+        if e >= 0:
+            return self
+        if e <= 0:
+            return -self
+        g = None if self.g is None else tuple(x.union(-x) for x in self.g)
+        return Jet(abs(e), abs(self.c), g, self.f)
+
+    def __repr__(self):
+        return f"Jet({self.v}, centre {self.c})"
+
+
+def _zeros(a, b):
+    return a.g or (ZERO,) * len(b.g)
+
+
+def _sub(a, b):
+    out = _add(a, -b)
+    xa, xb = _exponent(a), _exponent(b)
+    if xa is not None and xb is not None and out.g is not None:
+        # exp(x) - exp(y) = exp(y) expm1(x - y): the sign is that of x - y, which the
+        # cancellation of common terms often fixes where the plain difference straddles 0
+        gap = _linear_gap(xa, xb)
+        out = _meet(out, b * gap.apply("expm1", arb.expm1, arb.exp))
+    out.origin = ("sub", a, b)
+    return out
+
+
+def _linear_gap(x, y):
+    """x - y, with y dropped from x's terms when x = y + rest (so exp(a + b) - exp(a) sees b)."""
+    terms = _terms(x)
+    if len(terms) > 1 and any(t is y for t in terms):
+        rest = [t for t in terms if t is not y]
+        out = rest[0]
+        for t in rest[1:]:
+            out = out + t
+        return out
+    return x - y
+
+
+def _terms(x):
+    return x.origin[1] if x.origin is not None and x.origin[0] == "sum" else (x,)
+
+
+def _add(a, b):
+    if a.g is None and b.g is None:
+        return Jet(a.v + b.v, a.c + b.c, None, a.f)
+    return Jet(a.v + b.v, a.c + b.c, tuple(x + y for x, y in zip(_zeros(a, b), _zeros(b, a))), a.f, ("sum", _terms(a) + _terms(b)))
+
+
+def _times(x: arb, y: arb) -> arb:
+    """x * y by interval endpoints: a ball product loses positivity on wide positive balls."""
+    if x.rad() == 0 or y.rad() == 0:
+        return x * y
+    xl, xu, yl, yu = x.lower(), x.upper(), y.lower(), y.upper()
+    out = xl * yl
+    for p in (xl * yu, xu * yl, xu * yu):
+        out = out.union(p)
+    return out
+
+
+def _mul(a, b):
+    if a.g is None and b.g is None:
+        return Jet(_times(a.v, b.v), a.c * b.c, None, a.f)
+    return Jet(_times(a.v, b.v), a.c * b.c, tuple(_times(b.v, x) + _times(a.v, y) for x, y in zip(_zeros(a, b), _zeros(b, a))), a.f)
+
+
+def _div(a, b):
+    if not b.v.is_finite() or 0 in b.v:
+        raise ZeroDivisionError("denominator may vanish on the box")
+    inv = 1 / b.v
+    q = _times(a.v, inv)
+    if a.g is None and b.g is None:
+        return Jet(q, a.c / b.c, None, a.f)
+    out = Jet(q, a.c / b.c, tuple((x - q * y) * inv for x, y in zip(_zeros(a, b), _zeros(b, a))), a.f)
+    share = _share(a, b)
+    return out if share is None else _meet(out, share)
+
+
+def _exponent(x):
+    return x.origin[1] if x.origin is not None and x.origin[0] == "exp" else None
+
+
+def _exponent_gap(zj, zi):
+    """zj - zi, cancelling a common subtrahend: (x - m) - (y - m) = x - y (a softmax's shift)."""
+    if zj.origin is not None and zi.origin is not None and zj.origin[0] == zi.origin[0] == "sub" and zj.origin[2] is zi.origin[2]:
+        return zj.origin[1] - zi.origin[1]
+    return zj - zi
+
+
+def _share(a, b):
+    """exp(z_i) / sum_j exp(z_j) rewritten as 1 / (1 + sum_{j != i} exp(z_j - z_i)).
+
+    The same number, but each z appears once, so the enclosure has no dependency between
+    numerator and denominator (and lies in [0, 1]).  None when the quotient is not of this form.
+    """
+    terms = _terms(b)
+    if len(terms) < 2 or not any(t is a for t in terms):
+        return None
+    zi = _exponent(a)
+    if zi is None or any(_exponent(t) is None for t in terms):
+        return None
+    rest = None
+    for t in terms:
+        if t is a:
+            continue
+        gap = _exponent_gap(_exponent(t), zi)
+        e = gap.apply("exp", arb.exp, arb.exp)
+        rest = e if rest is None else rest + e
+    denom = 1 + rest
+    inv = 1 / denom.v
+    g = None if denom.g is None else tuple(-x * inv * inv for x in denom.g)
+    return Jet(inv, 1 / denom.c, g, a.f)
+
+
+def _meet(x, y):
+    """Two enclosures of the same function: keep what both allow."""
+    def both(p, q):
+        try:
+            return p.intersection(q)
+        except ValueError:
+            return p
+    g = x.g if y.g is None else y.g if x.g is None else tuple(both(p, q) for p, q in zip(x.g, y.g))
+    return Jet(both(x.v, y.v), both(x.c, y.c), g, x.f)
+
+
+def _pair(a, b):
+    return (a, a._lift(b)) if isinstance(a, Jet) else (b._lift(a), b)
+
+
+def _hull_grad(a: Jet, b: Jet):
+    if a.g is None and b.g is None:
+        return None
+    ga = a.g or (ZERO,) * len(b.g)
+    gb = b.g or (ZERO,) * len(ga)
+    return tuple(x.union(y) for x, y in zip(ga, gb))
+
+
+class JetContext(BallContext):
+    """Claims evaluated on Jets over one box; ``radii`` are the box's half-widths (None: a point).
+
+    A branch of max, min or abs that the enclosures cannot decide is either *chosen* -- the
+    ``choices`` say which side, and the evaluation is then of one smooth piece of the
+    function, valid on the part of the box where that side is the true one -- or, beyond
+    ``max_choices`` undecided branches, enclosed by the hull of both sides.  Choosing keeps
+    exact cancellations that hulls lose (the max subtracted inside a softmax cancels out,
+    but a hull of its two gradients does not).  ``needs_choice`` reports that an undecided
+    branch was met after the given choices ran out.
+    """
+
+    name = "jet"
+
+    def __init__(self, radii, prec: int = 128, choices=(), max_choices: int = 0):
+        super().__init__(prec)
+        self.frame = Frame(radii)
+        #: gradients of a - b for each max/min left undecided (hulled): the coordinates that
+        #: would decide it, for the choice of where to split
+        self.undecided: list[tuple] = []
+        self.choices = tuple(choices)
+        self.max_choices = max_choices
+        self.used = 0
+        self.needs_choice = False
+
+    def scalar(self, value):
+        return Jet.const(Fraction(value), self.frame)
+
+    def _convert(self, v):
+        if isinstance(v, Jet):
+            return v
+        return Jet.const(v if isinstance(v, arb) else to_fraction(v), self.frame)
+
+    def coordinate(self, i: int, lo: Fraction, hi: Fraction) -> Jet:
+        """Coordinate i of the box: gradient e_i."""
+        g = [ZERO] * len(self.frame.radii)
+        if self.frame.radii[i] is not None:
+            g[i] = arb(1)
+        mid = (Fraction(lo) + Fraction(hi)) / 2
+        return Jet(interval_ball(lo, hi), _ball(mid), tuple(g), self.frame)
+
+    def _choose(self):
+        """0 or 1 for the next undecided branch, or None for the hull."""
+        if self.used < len(self.choices):
+            self.used += 1
+            return self.choices[self.used - 1]
+        if len(self.choices) < self.max_choices:
+            self.needs_choice = True
+            raise NeedsChoice()  # the evaluation restarts with one more choice: stop it early
+        return None
+
+    def _extreme(self, a, b, larger):
+        a, b = _pair(a, b)
+        return self.frame.cached(("max" if larger else "min", id(a), id(b)), lambda: self._extreme_new(a, b, larger), a, b)
+
+    def _extreme_new(self, a, b, larger):
+        ea, eb = a.enclosure(), b.enclosure()
+        if (ea >= eb) if larger else (ea <= eb):
+            return a
+        if (eb >= ea) if larger else (eb <= ea):
+            return b
+        pick = self._choose()
+        if pick is not None:
+            return (a, b)[pick]
+        hull = BallContext._max2 if larger else BallContext._min2
+        if a.g is not None and b.g is not None:
+            self.undecided.append(tuple(x - y for x, y in zip(a.g, b.g)))
+        return Jet(hull(a.v, b.v), hull(a.c, b.c), _hull_grad(a, b), a.f)
+
+    def _max2(self, a, b):
+        return self._extreme(a, b, True)
+
+    def _min2(self, a, b):
+        return self._extreme(a, b, False)
+
+    def _abs1(self, x):
+        return self.frame.cached(("abs", id(x)), lambda: self._abs_new(x), x)
+
+    def _abs_new(self, x):
+        e = x.enclosure()
+        if e >= 0:
+            return x
+        if e <= 0:
+            return -x
+        pick = self._choose()
+        if pick is not None:
+            return (x, -x)[pick]
+        return abs(x)
+
+    def abs(self, x):
+        return self._elementwise(self._abs1, x)
+
+    def exp(self, x):
+        return self._elementwise(lambda j: j.apply("exp", arb.exp, arb.exp), x)
+
+    def log(self, x):
+        return self._elementwise(lambda j: j.apply("log", arb.log, lambda e: 1 / e), x)
+
+    def sqrt(self, x):
+        return self._elementwise(lambda j: j.apply("sqrt", arb.sqrt, lambda e: 1 / (2 * arb.sqrt(e))), x)
+
+
+__all__ = ["Jet", "JetContext", "interval_ball"]

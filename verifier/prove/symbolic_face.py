@@ -1,0 +1,145 @@
+"""Exact reduction on a face: the margin vanishes identically there (sympy).
+
+Near a face where a claim is an equality, every enclosure straddles zero, so no amount of
+splitting proves it.  What does is algebra: evaluate the margin with sympy symbols for the
+coordinates still free on the face, and show the expression simplifies to 0.  abs, max and
+min are not left to sympy (which rarely knows the signs): each branch is decided by a
+rigorous enclosure over the face, carried alongside the expression, or by the two branches
+being symbolically equal.  A branch that cannot be decided gives up -- no proof.
+"""
+
+from __future__ import annotations
+
+import operator
+from fractions import Fraction
+
+import numpy as np
+import sympy
+
+from ..contexts import _ObjectContext
+from .jets import Jet
+
+
+class Undecided(ArithmeticError):
+    """A branch of abs, max or min could not be fixed on the face."""
+
+
+class Guided:
+    """A sympy expression together with a Jet enclosing its values on the face."""
+
+    __slots__ = ("e", "j")
+
+    def __init__(self, e, j):
+        self.e, self.j = e, j
+
+    def _lift(self, o):
+        if isinstance(o, Guided):
+            return o
+        q = Fraction(o)
+        return Guided(sympy.Rational(q.numerator, q.denominator), self.j._lift(q))
+
+    def _bin(op, swap=False):
+        def f(self, o):
+            o = self._lift(o)
+            a, b = (o, self) if swap else (self, o)
+            return Guided(op(a.e, b.e), op(a.j, b.j))
+
+        return f
+
+    __add__ = _bin(operator.add)
+    __radd__ = _bin(operator.add, swap=True)
+    __sub__ = _bin(operator.sub)
+    __rsub__ = _bin(operator.sub, swap=True)
+    __mul__ = _bin(operator.mul)
+    __rmul__ = _bin(operator.mul, swap=True)
+    __truediv__ = _bin(operator.truediv)
+    __rtruediv__ = _bin(operator.truediv, swap=True)
+    del _bin
+
+    def __neg__(self):
+        return Guided(-self.e, -self.j)
+
+    def __pow__(self, k):
+        return Guided(self.e**k, self.j**k)
+
+    def __abs__(self):
+        enc = self.j.enclosure()
+        if enc >= 0:
+            return self
+        if enc <= 0:
+            return -self
+        if sympy.simplify(self.e) == 0:
+            return self
+        raise Undecided("sign of an abs argument")
+
+
+def _choose(a: Guided, b: Guided, larger: bool) -> Guided:
+    ea, eb = a.j.enclosure(), b.j.enclosure()
+    if (ea >= eb) if larger else (ea <= eb):
+        return a
+    if (eb >= ea) if larger else (eb <= ea):
+        return b
+    if sympy.simplify(a.e - b.e) == 0:
+        return a
+    raise Undecided("branch of max/min")
+
+
+class GuidedContext(_ObjectContext):
+    name = "guided-symbolic"
+
+    def __init__(self, jets):
+        self.jets = jets
+
+    def scalar(self, value):
+        q = Fraction(value)
+        return Guided(sympy.Rational(q.numerator, q.denominator), self.jets.scalar(q))
+
+    def _convert(self, v):
+        return v if isinstance(v, Guided) else self.scalar(Fraction(v))
+
+    @staticmethod
+    def _max2(a, b):
+        a, b = (a, a._lift(b)) if isinstance(a, Guided) else (b._lift(a), b)
+        return _choose(a, b, True)
+
+    @staticmethod
+    def _min2(a, b):
+        a, b = (a, a._lift(b)) if isinstance(a, Guided) else (b._lift(a), b)
+        return _choose(a, b, False)
+
+    def abs(self, x):
+        return self._elementwise(abs, x)
+
+    def _fn(self, sym, jet_fn, x):
+        return self._elementwise(lambda g: Guided(sym(g.e), jet_fn(np.asarray([g.j], dtype=object))[0]), x)
+
+    def exp(self, x):
+        return self._fn(sympy.exp, self.jets.exp, x)
+
+    def log(self, x):
+        return self._fn(sympy.log, self.jets.log, x)
+
+    def sqrt(self, x):
+        return self._fn(sympy.sqrt, self.jets.sqrt, x)
+
+    def precision(self):
+        return self.jets.precision()
+
+
+def vanishes_identically(problem, face, entry: int) -> bool:
+    """True when entry ``entry`` of the margin is the zero function on the face (a box)."""
+    jctx, jet_values = problem.jets(face)
+    ctx = GuidedContext(jctx)
+    values = []
+    for k, ((lo, hi), jet) in enumerate(zip(face, jet_values)):
+        if lo == hi:
+            q = Fraction(lo)
+            values.append(Guided(sympy.Rational(q.numerator, q.denominator), jet))
+        else:
+            values.append(Guided(sympy.Symbol(f"x{k}", real=True), jet))
+    try:
+        _, margins = problem.evaluate(ctx, problem.data(ctx, values))
+        expr = margins[entry].e
+        return sympy.simplify(sympy.expand(expr)) == 0
+    except (Undecided, ZeroDivisionError, ValueError, TypeError):
+        return False
