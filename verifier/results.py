@@ -68,6 +68,8 @@ class SearchStats:
     best_relative_margin: float | None = None
     max_ratio: float | None = None
     best_point: Mapping[str, Any] | None = None
+    unresolved: int = 0  # float violations below float64's resolution (decided at dps digits)
+    deep_evaluations: int = 0  # evaluations at dps digits in the deep phase
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,92 @@
+"""Micro-benchmarks: batched float64 evaluation rate and certification time.
+
+    python benchmarks/microbench.py [--claim 4.1] [--n 8] [--d 8] [--batch 4096] [--seconds 3]
+
+Reports candidates per second per core of the *engine's* float path (sampling excluded,
+the margin, its hypotheses and the engine's filtering included), and the time of
+``Certifier(50).certify`` on a counterexample the search found.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from lemmas import REGISTRY  # noqa: E402
+from verifier.certify import Certifier  # noqa: E402
+from verifier.engine import SearchConfig, run_check, _Search  # noqa: E402
+from verifier.sampling import Sampler, exactify  # noqa: E402
+from verifier.store import parse_exact  # noqa: E402
+
+
+def evaluation_rate(check, dims, batch, seconds):
+    # rechecks off: this measures the float path (margin, hypotheses, filtering, elites) alone
+    search = _Search(check, SearchConfig(seed=0, budget=10**12, time_limit=10**6, max_rechecks=0), None)
+    rng = np.random.default_rng(0)
+    data = Sampler(check).sample(dims, rng, batch)
+    search.evaluate(data, dims)  # warm-up
+    rates = []
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        t = time.perf_counter()
+        search.evaluate(data, dims)
+        rates.append(batch / (time.perf_counter() - t))
+    return statistics.median(rates), len(rates)
+
+
+def certification_time(check, repeats):
+    r = run_check(check, SearchConfig(seed=0, shrink=False))
+    cx = r.counterexample
+    if cx is None:
+        return None, None
+    exact = {k: np.asarray(_nested(v), dtype=object)[None] for k, v in cx.vars.items()}
+    from verifier.contexts import ExactContext
+
+    ctx = ExactContext()
+    exact = {k: ctx.asarray(v) for k, v in exact.items()}
+    certifier = Certifier(50)
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        cert = certifier.certify(check, exact, cx.dims)
+        times.append(time.perf_counter() - t)
+    assert cert.violated
+    return statistics.median(times), cx
+
+
+def _nested(v):
+    if isinstance(v, list):
+        return [_nested(x) for x in v]
+    return parse_exact(v)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--claim", default="4.1")
+    p.add_argument("--n", type=int, default=8)
+    p.add_argument("--d", type=int, default=8)
+    p.add_argument("--batch", type=int, nargs="+", default=[1024, 4096, 16384])
+    p.add_argument("--seconds", type=float, default=3.0)
+    p.add_argument("--repeats", type=int, default=20)
+    args = p.parse_args(argv)
+    check = REGISTRY.get(args.claim).checks()[0]
+    dims = {"n": args.n, "d": args.d}
+    print(f"# {check.label} at n = {args.n}, d = {args.d}; pid {os.getpid()}, load {os.getloadavg()}")
+    for b in args.batch:
+        rate, k = evaluation_rate(check, dims, b, args.seconds)
+        print(f"float64 evaluation, batch {b}: {rate:,.0f} candidates/s (median of {k} batches, one core)")
+    t, cx = certification_time(check, args.repeats)
+    if t is not None:
+        print(f"Certifier(50).certify on the unshrunk counterexample (dims {dict(cx.dims)}): {t * 1e3:.2f} ms (median of {args.repeats})")
+
+
+if __name__ == "__main__":
+    main()
