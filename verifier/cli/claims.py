@@ -18,7 +18,7 @@ from . import UsageFailure, _config, _run_and_report, err_console, get_claim, ma
 @click.option("--reading", default=None, help="Run one reading only (default: every reading).")
 @click.option("--part", default=None, help="Run one part only.")
 @search_options
-def lemma_cmd(claim_id, reading, part, seed, budget, time_limit, dps, no_shrink, save, store_dir, as_json):
+def lemma_cmd(claim_id, reading, part, seed, budget, time_limit, dps, no_shrink, jobs, save, store_dir, as_json):
     """Search one claim (any id: 4.1, 3.3, B.2, ...) for a certified counterexample."""
     claim = get_claim(claim_id)
     if reading is not None and reading not in {r.name for r in claim.readings}:
@@ -28,7 +28,7 @@ def lemma_cmd(claim_id, reading, part, seed, budget, time_limit, dps, no_shrink,
     checks = claim.checks(reading=reading, part=part)
     if not checks:
         raise UsageFailure(f"reading {reading!r} of claim {claim.id} does not cover part {part!r}")
-    run = _run_and_report([(claim, checks)], _config(seed, budget, time_limit, dps, no_shrink), save, store_dir, as_json)
+    run = _run_and_report([(claim, checks)], _config(seed, budget, time_limit, dps, no_shrink, jobs), save, store_dir, as_json)
     sys.exit(run.exit_code)
 
 
