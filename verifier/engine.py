@@ -87,6 +87,37 @@ class SearchConfig:
 QUICK = SearchConfig(budget=20_000, time_limit=5.0)
 
 
+_ALLOCATOR_TUNED = False
+
+
+def tune_allocator() -> None:
+    """Keep numpy's batch-sized temporaries on the heap (glibc only; once per process).
+
+    A batch of 4096 8x8 matrices is 2 MB; glibc serves blocks that large with fresh
+    ``mmap`` pages and returns them on free, so every temporary of a margin costs 512 page
+    faults -- more than the arithmetic (measured: 0.45 M vs 1.1 M candidates/s for Lemma
+    4.1 at n = d = 8).  Raising the mmap and trim thresholds to 32/64 MB lets freed
+    blocks be reused; the heap it keeps is bounded by the largest batch's working set.
+    """
+    global _ALLOCATOR_TUNED
+    if _ALLOCATOR_TUNED:
+        return
+    _ALLOCATOR_TUNED = True
+    import ctypes
+    import ctypes.util
+    import platform
+
+    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
+        return
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c"))
+        M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
+        libc.mallopt(M_MMAP_THRESHOLD, 32 * 2**20)
+        libc.mallopt(M_TRIM_THRESHOLD, 64 * 2**20)
+    except (OSError, AttributeError):  # not glibc after all: keep the defaults
+        pass
+
+
 class _Found(Exception):
     def __init__(self, data, dims, cert, phase, evaluations, seconds):
         self.data, self.dims, self.cert = data, dims, cert
@@ -605,6 +636,7 @@ def run_check(check: Check, config: SearchConfig = SearchConfig(), progress: Pro
     ``executor`` runs the chunks (default: in-process for ``jobs=1``, else a process pool
     made for this call); the result is the same whichever runs them.
     """
+    tune_allocator()
     if executor is None:
         with make_executor(config.jobs) as ex:
             return run_check(check, config, progress, ex)
