@@ -224,6 +224,21 @@ def markdown(summary, info, args, wall):
     return "\n".join(lines)
 
 
+BEGIN, END = "<!-- benchmarks/run.py: begin -->", "<!-- benchmarks/run.py: end -->"
+
+
+def splice(path: Path, report: str) -> str:
+    """Replace the generated section of an existing report, keeping the hand-written rest."""
+    block = f"{BEGIN}\n{report}\n{END}"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return block + "\n"
+    if BEGIN in text and END in text:
+        return text[: text.index(BEGIN)] + block + text[text.index(END) + len(END) :]
+    return block + "\n"
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--seeds", type=int, default=5)
@@ -246,7 +261,7 @@ def main(argv=None):
     if args.json:
         write_atomic(args.json, json.dumps(dict(machine=info, rows=rows), indent=1, default=str))
     if args.out:
-        write_atomic(args.out, report)
+        write_atomic(args.out, splice(args.out, report))
     print(report)
 
 
