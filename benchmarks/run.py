@@ -249,11 +249,17 @@ def main(argv=None):
     p.add_argument("--methods", nargs="*", default=list(METHODS), choices=METHODS)
     p.add_argument("--out", type=Path, help="write the markdown report here")
     p.add_argument("--json", type=Path, help="write the raw rows here")
+    p.add_argument("--reuse", type=Path, help="take the rows of methods not run now from this earlier --json file "
+                   "(e.g. re-run only --methods tool after an engine change)")
     args = p.parse_args(argv)
     t0 = time.perf_counter()
     info = machine()
     checks = refuted_checks(args.claims, SearchConfig(seed=0, budget=args.budget))
     rows = measure(checks, args.seeds, args.budget, args.hypothesis_examples, args.cap, args.methods)
+    if args.reuse:
+        labels = {c.label for c in checks}
+        old = json.loads(args.reuse.read_text(encoding="utf-8"))["rows"]
+        rows += [r for r in old if r["method"] not in args.methods and r["check"] in labels and r["seed"] < args.seeds]
     summary = summarise(rows, args.seeds)
     report = markdown(summary, info, sys.argv[1:] if argv is None else argv, time.perf_counter() - t0)
     from verifier.store import write_atomic

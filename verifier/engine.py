@@ -205,15 +205,13 @@ class _Search:
         with np.errstate(invalid="ignore"):
             finite = np.isfinite(margin) & np.isfinite(scale)
             hyp_ok = finite.copy()
-            tol = None
             for h in ev.hypotheses:
                 # float only filters; strictness and the exact boundary are the certificate's job
                 h = np.asarray(h, dtype=float)
-                low = ~(h >= 0)
-                if low.any():  # the tolerance is only needed where a hypothesis looks violated
-                    if tol is None:
-                        tol = 1e-9 * (1.0 + _data_magnitude(data, n))
-                    hyp_ok &= ~low | (h >= -tol)
+                low = np.nonzero(~(h >= 0))[0]
+                if len(low):  # the tolerance is only needed where a hypothesis looks violated
+                    tol = 1e-9 * (1.0 + _data_magnitude({k: a[low] for k, a in data.items()}, len(low)))
+                    hyp_ok[low] &= h[low] >= -tol
         self.stats["nonfinite"] += int(np.count_nonzero(~finite))
         self.stats["hypothesis_rejected"] += int(np.count_nonzero(finite & ~hyp_ok))
         rel = _relative(margin, scale)
@@ -260,7 +258,9 @@ class _Search:
                 self.ratio_points.append((float(ratio[j]), {k: v[j : j + 1].copy() for k, v in data.items()}, dict(dims)))
                 self.ratio_points.sort(key=lambda e: e[0])
                 del self.ratio_points[:-5]
-        for j in np.argsort(rel)[: self.config.elites]:
+        k = min(self.config.elites, len(rel))
+        top = np.argpartition(rel, k - 1)[:k] if k < len(rel) else np.arange(len(rel))
+        for j in top[np.argsort(rel[top], kind="stable")]:
             if np.isfinite(rel[j]):
                 self._add_elite(float(rel[j]), {k: v[j : j + 1].copy() for k, v in data.items()}, dims)
 
