@@ -67,7 +67,9 @@ class Certifier:
         mp = MPContext(self.dps)
         try:
             if display:
-                ev = check.evaluate(mp, mp.convert(data), dims, with_hypotheses=False)
+                with mp.precision():  # converted outside it, inputs would be rounded to 53 bits
+                    values = mp.convert(data)
+                ev = check.evaluate(mp, values, dims, with_hypotheses=False)
                 shown = (ev.lhs[0], ev.rhs[0], ev.margin[0])
         except (ZeroDivisionError, ValueError, OverflowError):
             shown = (None, None, None)

@@ -67,7 +67,7 @@ class SearchConfig:
     deep: bool = True  # search below float64's resolution at dps digits
     deep_points: int = 2  # unresolved points re-evaluated at dps digits per chunk
     deep_starts: int = 2  # arbitrary-precision local searches after the target phase
-    deep_steps: int = 30  # evaluations at dps digits per deep local search
+    deep_steps: int = 60  # evaluations at dps digits per deep local search
     round_chunks: int = 8  # generate chunks per adaptation round
 
     def __post_init__(self):
@@ -299,6 +299,12 @@ class _Search:
             if self.worst_rejected is None or m < self.worst_rejected:
                 self.worst_rejected = m
             if cert.status != "hypothesis-fails":
+                if self.config.deep and cert.lhs is not None and cert.margin is not None:
+                    # float64 said "violated", dps digits said no: float64 cannot resolve
+                    # this neighbourhood, so it is a start for the deep local search
+                    scale = abs(cert.lhs) + abs(cert.rhs)
+                    rel = 0.0 if cert.status == "tight" or not scale else float(cert.margin / scale)
+                    self.ties.append((rel, exact, dict(dims)))
                 yield int(i), cert
 
     def examine_deep(self, data, dims, candidates):
@@ -314,7 +320,7 @@ class _Search:
             self.deep_left -= 1
             try:
                 exact = exactify(self.check, data, int(i), dims)
-                ev = self.check.evaluate(mp, mp.convert(exact), dims, with_hypotheses=False)
+                ev = self.check.evaluate(mp, _mp_convert(mp, exact), dims, with_hypotheses=False)
             except (ValueError, ArithmeticError):
                 continue
             self.stats["deep_evaluations"] += 1
@@ -334,14 +340,18 @@ class _Search:
             self.ties.append((mp_rel, exact, dict(dims)))
             yield int(i), mp_rel, float(ev.lhs[0]), float(ev.rhs[0])
 
-    def _deep_verdict(self, exact, dims, mp_rel, phase):
-        """Certify a point whose margin at dps digits is negative (or too small to tell)."""
+    def _deep_verdict(self, exact, dims, mp_rel, phase, explored=False):
+        """Certify a point whose margin at dps digits is negative (or too small to tell).
+
+        ``explored``: a point the deep local search made up.  If it cannot be certified
+        either way it is dropped; only points the search met count as undecided.
+        """
         resolution = 10.0 ** (5 - self.config.dps)  # below this, dps digits cannot tell either
         if mp_rel < -resolution or (self.check.strict and mp_rel <= resolution):
             cert = self.certifier.certify(self.check, exact, dims)
             if cert.violated:
                 raise _Found(exact, dims, cert, phase, self.evaluations, self.elapsed())
-            if cert.status == "undecided":
+            if cert.status == "undecided" and not explored:
                 self.undecided += 1
             return cert
         return None
@@ -353,7 +363,7 @@ class _Search:
         for _, point, dims in self.ratio_points:
             try:
                 exact = exactify(self.check, point, 0, dims)
-                ev = self.check.evaluate(mp, mp.convert(exact), dims, with_hypotheses=False)
+                ev = self.check.evaluate(mp, _mp_convert(mp, exact), dims, with_hypotheses=False)
                 lhs, rhs = ev.lhs[0], ev.rhs[0]
                 if self.check.part.relation in (">=", ">"):
                     lhs, rhs = rhs, lhs
@@ -425,7 +435,7 @@ class _Search:
         """
         mp = MPContext(self.config.dps)
         fx, x, dims = chunk.start
-        sigma = 2.0**-30
+        sigma = 2.0**-52  # float64 already searched above its own spacing
         for _ in range(self.config.deep_steps):
             if self.out_of_time():
                 return
@@ -437,7 +447,7 @@ class _Search:
                 cand[name] = _perturb(arr, g, sigma, mean, int(3.33 * self.config.dps))
             try:
                 cand = project(EXACT, self.check, cand, dims)
-                ev = self.check.evaluate(mp, mp.convert(cand), dims)
+                ev = self.check.evaluate(mp, _mp_convert(mp, cand), dims)
             except (ValueError, ArithmeticError):
                 sigma /= 4
                 continue
@@ -448,13 +458,16 @@ class _Search:
             rel = _mp_relative(ev, mp)
             if rel is None:
                 continue
-            cert = self._deep_verdict(cand, dims, rel, phase="deep")
+            cert = self._deep_verdict(cand, dims, rel, phase="deep", explored=True)
+            if cert is not None and cert.status in ("undecided", "hypothesis-fails"):
+                sigma *= 0.7
+                continue
             if cert is not None:
                 rel = 0.0 if cert.status != "holds" else abs(rel)  # the sign was noise at dps digits
             if rel < fx:
-                x, fx, sigma = cand, rel, min(sigma * 4, 2.0**-4)
+                x, fx, sigma = cand, rel, min(sigma * 2, 2.0**-20)
             else:
-                sigma = max(sigma / 2, 2.0 ** (-3.4 * self.config.dps))
+                sigma = max(sigma * 0.7, 2.0 ** (-3.3 * self.config.dps))
 
 
 def _perturb(arr, g, sigma, mean, bits):
@@ -494,6 +507,12 @@ def _float_resolved(float_margin: float, cert: Certificate) -> bool:
     if true == 0:  # strict claim at an equality: float64 can only have met it by luck
         return float_margin == 0
     return abs(float_margin - true) <= abs(true) / 2
+
+
+def _mp_convert(mp, data):
+    """Inputs at the context's precision: converted outside it they would be rounded to 53 bits."""
+    with mp.precision():
+        return mp.convert(data)
 
 
 def _mp_relative(ev, mp):

@@ -8,6 +8,8 @@ all of the domain.  But the margin is at most 2.5e-33 in size against lhs and rh
 float64 margin there is rounding noise.
 """
 
+from fractions import Fraction
+
 import numpy as np
 
 from verifier import Claim, Part, Scalar
@@ -61,3 +63,25 @@ def test_float64_search_alone_does_not_find_it():
     assert r.verdict is Verdict.SURVIVED
     assert r.stats.unresolved > 0  # float64 met the violations, and could not tell
     assert r.stats.deep_evaluations == 0
+
+
+NEAR_THIRD = Claim(
+    id="T.third",
+    kind="claim",
+    title="(x - 1/3)^2 >= 1e-40 (test only)",
+    statement="(x - 1/3)^2 >= 1e-40 for x in [0, 1]",
+    notes="Fails exactly for |x - 1/3| < 1e-20: no float64 lies there (their spacing near 1/3 is 5.6e-17).",
+    dims=[],
+    variables=[Scalar("x", lo=0, hi=1)],
+    parts=[Part("main", lhs=lambda ctx, v: (v.x - ctx.const("1/3")) ** 2, rhs=lambda ctx, v: ctx.const("1e-40"), relation=">=")],
+)
+
+
+def test_the_deep_local_search_moves_below_float64_spacing():
+    check = NEAR_THIRD.checks()[0]
+    r = run_check(check, SearchConfig(seed=0, budget=20_000, shrink=False))
+    assert r.verdict is Verdict.REFUTED and r.counterexample.found_by.phase == "deep"
+    x = parse_exact(r.counterexample.vars["x"])
+    assert abs(x - Fraction(1, 3)) < Fraction(1, 10**20)
+    assert float(x) == 1 / 3  # the nearest float64 is not a counterexample; x lies between floats
+    assert run_check(check, SearchConfig(seed=0, budget=20_000, deep=False)).verdict is Verdict.SURVIVED
