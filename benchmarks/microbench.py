@@ -97,7 +97,7 @@ def main(argv=None):
     p.add_argument("--claim", default="4.1")
     p.add_argument("--n", type=int, default=8)
     p.add_argument("--d", type=int, default=8)
-    p.add_argument("--batch", type=int, nargs="+", default=[1024, 4096, 16384])
+    p.add_argument("--batch", type=int, nargs="+", default=[1024, 2048, 4096, 16384])
     p.add_argument("--seconds", type=float, default=3.0)
     p.add_argument("--repeats", type=int, default=20)
     p.add_argument("--default-malloc", action="store_true", help="measure without the engine's allocator tuning")

@@ -61,7 +61,7 @@ class SearchConfig:
     elites: int = 8
     offspring: int = 64
     rechecks_per_batch: int = 3
-    max_rechecks: int = 400  # per chunk
+    max_rechecks: int = 400  # per check, shared out between chunks by chunk index
     generate_fraction: float = 0.5
     jobs: int = 1  # worker processes; 0 = one per core.  Never changes the result of a seed.
     deep: bool = True  # search below float64's resolution at dps digits
@@ -170,7 +170,7 @@ class _Search:
         self.best_point = None
         self.ratio_points: list[tuple[float, dict, dict]] = []  # float64's five largest lhs/rhs
         self.elites: list[tuple[float, dict, dict]] = []  # (rel, data(1 row), dims)
-        self.ties: list[tuple[float, dict, dict]] = []
+        self.ties: list[tuple[float, dict, dict]] = []  # (rel at dps digits, exact point, dims): deep starts
         self.deep_left = config.deep_points if config.deep else 0
         self.recheck_allowance = config.max_rechecks
         self.undecided = 0
