@@ -182,6 +182,9 @@ def markdown(summary, info, args, wall):
     add(f"- total wall time of the run: {wall:.0f} s\n")
     add("## Command\n")
     add(f"    python benchmarks/run.py {' '.join(args)}\n")
+    if "--reuse" in args:
+        add("(`--reuse`: the rows of the methods not named by `--methods` are those of the earlier run stored in that file, "
+            "measured on the same machine with the same seeds, budget and cap.)\n")
     add("## Time to the first certified counterexample (median over seeds) and success rate\n")
     add("The tool's time includes its certificate and shrinking; *tool, first hit* is when its first certificate "
         "succeeded (before shrinking), comparable with the baselines' times. Baselines stop at their first certified violation "
@@ -251,7 +254,17 @@ def main(argv=None):
     p.add_argument("--json", type=Path, help="write the raw rows here")
     p.add_argument("--reuse", type=Path, help="take the rows of methods not run now from this earlier --json file "
                    "(e.g. re-run only --methods tool after an engine change)")
+    p.add_argument("--from-json", type=Path, help="measure nothing: rebuild the report from an earlier --json file")
     args = p.parse_args(argv)
+    from verifier.store import write_atomic
+
+    if args.from_json:
+        stored = json.loads(args.from_json.read_text(encoding="utf-8"))
+        report = markdown(summarise(stored["rows"], args.seeds), stored["machine"], stored.get("command", ["?"]), stored.get("wall", 0.0))
+        if args.out:
+            write_atomic(args.out, splice(args.out, report))
+        print(report)
+        return
     t0 = time.perf_counter()
     info = machine()
     checks = refuted_checks(args.claims, SearchConfig(seed=0, budget=args.budget))
@@ -261,11 +274,11 @@ def main(argv=None):
         old = json.loads(args.reuse.read_text(encoding="utf-8"))["rows"]
         rows += [r for r in old if r["method"] not in args.methods and r["check"] in labels and r["seed"] < args.seeds]
     summary = summarise(rows, args.seeds)
-    report = markdown(summary, info, sys.argv[1:] if argv is None else argv, time.perf_counter() - t0)
-    from verifier.store import write_atomic
-
+    command = sys.argv[1:] if argv is None else list(argv)
+    wall = time.perf_counter() - t0
+    report = markdown(summary, info, command, wall)
     if args.json:
-        write_atomic(args.json, json.dumps(dict(machine=info, rows=rows), indent=1, default=str))
+        write_atomic(args.json, json.dumps(dict(machine=info, command=command, wall=wall, rows=rows), indent=1, default=str))
     if args.out:
         write_atomic(args.out, splice(args.out, report))
     print(report)
