@@ -35,7 +35,7 @@ from .claims import Check
 from .contexts import ExactContext, FloatContext, MPContext, to_fraction
 from .executor import SerialExecutor, make_executor, registered_check
 from .results import CheckResult, Counterexample, FoundBy, SearchStats, Verdict
-from .sampling import Sampler, exactify, fractions_of, project
+from .sampling import Sampler, batch_fastest, exactify, fractions_of, project
 from .shrink import Shrinker
 
 FLOAT = FloatContext()
@@ -416,7 +416,7 @@ class _Search:
                     half = rng.random(lam) < 0.5
                     step = np.where(half.reshape((lam,) + (1,) * (base.ndim - 1)), step * mask, step)
                 cand[name] = base + step
-            cand = self.sampler.project(cand, dims)
+            cand = batch_fastest(self.sampler.project(cand, dims))
             rel = self.evaluate(cand, dims)
             j = int(np.argmin(rel))
             if rel[j] < fx:
