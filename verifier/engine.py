@@ -208,8 +208,10 @@ class _Search:
             for h in ev.hypotheses:
                 # float only filters; strictness and the exact boundary are the certificate's job
                 h = np.asarray(h, dtype=float)
-                low = np.nonzero(~(h >= 0))[0]
-                if len(low):  # the tolerance is only needed where a hypothesis looks violated
+                # the tolerance is at least 1e-9, so only rows below that need their magnitude
+                hyp_ok &= np.isfinite(h)
+                low = np.nonzero(~(h >= -1e-9))[0]
+                if len(low):
                     tol = 1e-9 * (1.0 + _data_magnitude({k: a[low] for k, a in data.items()}, len(low)))
                     hyp_ok[low] &= h[low] >= -tol
         self.stats["nonfinite"] += int(np.count_nonzero(~finite))
