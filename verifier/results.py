@@ -70,6 +70,8 @@ class SearchStats:
     max_ratio: float | None = None
     best_point: Mapping[str, Any] | None = None
     max_ratio_point: Mapping[str, Any] | None = None  # where max_ratio is reached (float values)
+    unresolved: int = 0  # float violations below float64's resolution (decided at dps digits)
+    deep_evaluations: int = 0  # evaluations at dps digits in the deep phase
 
 
 @dataclass(frozen=True)

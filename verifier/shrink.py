@@ -72,7 +72,10 @@ class Shrinker:
                 if result is not None:
                     best = result
                     improved = True
-        return ShrinkResult(self._decode(best[0], best[1]), best[1], best[2], self.attempts, self.accepted)
+        data, dims, cert = self._decode(best[0], best[1]), best[1], best[2]
+        if cert is not certificate:
+            cert = self.certifier.certify(self.check, data, dims)
+        return ShrinkResult(data, dims, cert, self.attempts, self.accepted)
 
     # -- coordinates ---------------------------------------------------------------------
     def _coords(self, data):
@@ -113,7 +116,8 @@ class Shrinker:
             return None
         self.attempts += 1
         try:
-            cert = self.certifier.certify(self.check, data, dims)
+            # the values shown to readers are computed once, for the final point
+            cert = self.certifier.certify(self.check, data, dims, display=False)
         except (ZeroDivisionError, ArithmeticError, ValueError):
             return None
         if not cert.violated:

@@ -10,6 +10,7 @@ Human text goes to stderr, machine output (JSON, reports) to stdout.
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 from pathlib import Path
 
@@ -82,23 +83,29 @@ def select_checks(claim, reading, part):
 
 
 def search_options(fn):
+    params = inspect.signature(fn).parameters
+    takes_jobs = "jobs" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
     @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the search (results are reproducible from seed and budget).")
     @click.option("--budget", type=click.IntRange(min=1), default=SearchConfig.budget, show_default=True, help="Float64 evaluations per part and reading.")
     @click.option("--time", "time_limit", type=click.FloatRange(min=0, min_open=True), default=SearchConfig.time_limit, show_default=True, help="Time limit in seconds per part and reading.")
     @click.option("--dps", type=click.IntRange(min=15), default=SearchConfig.dps, show_default=True, help="Significant digits of the re-check.")
     @click.option("--no-shrink", is_flag=True, help="Keep the counterexample as found.")
+    @click.option("--jobs", "-j", type=click.IntRange(min=0), default=1, show_default=True, help="Worker processes (0: one per core). The result of a seed does not depend on it.")
     @click.option("--save", is_flag=True, help="Store refuting counterexamples under --store.")
     @click.option("--store", "store_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("counterexamples"), show_default=True)
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON list to stdout.")
     @functools.wraps(fn)
     def wrapper(**kw):
+        if not takes_jobs:  # commands written before --jobs existed run with one job
+            kw.pop("jobs", None)
         return fn(**kw)
 
     return wrapper
 
 
-def _config(seed, budget, time_limit, dps, no_shrink) -> SearchConfig:
-    return SearchConfig(seed=seed, budget=budget, time_limit=time_limit, dps=dps, shrink=not no_shrink)
+def _config(seed, budget, time_limit, dps, no_shrink, jobs=1) -> SearchConfig:
+    return SearchConfig(seed=seed, budget=budget, time_limit=time_limit, dps=dps, shrink=not no_shrink, jobs=jobs)
 
 
 def _run_and_report(claims_checks, config, save, store_dir, as_json) -> RunResult:

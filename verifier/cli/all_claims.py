@@ -16,14 +16,14 @@ from . import err_console, main, registry, search_options
 @main.command("all")
 @click.option("--quick", is_flag=True, help=f"A small budget for CI ({QUICK.budget:,} evaluations, {QUICK.time_limit:g} s per check).")
 @search_options
-def all_cmd(quick, seed, budget, time_limit, dps, no_shrink, save, store_dir, as_json):
+def all_cmd(quick, seed, budget, time_limit, dps, no_shrink, jobs, save, store_dir, as_json):
     """Audit the whole paper: one row per claim, part and reading."""
     from . import _save_counterexamples
 
     if quick:
-        config = SearchConfig(seed=seed, budget=QUICK.budget, time_limit=QUICK.time_limit, dps=dps, shrink=not no_shrink)
+        config = SearchConfig(seed=seed, budget=QUICK.budget, time_limit=QUICK.time_limit, dps=dps, shrink=not no_shrink, jobs=jobs)
     else:
-        config = SearchConfig(seed=seed, budget=budget, time_limit=time_limit, dps=dps, shrink=not no_shrink)
+        config = SearchConfig(seed=seed, budget=budget, time_limit=time_limit, dps=dps, shrink=not no_shrink, jobs=jobs)
     claims = list(registry())
     checks = [ch for c in claims for ch in c.checks()]
     console = err_console()

@@ -18,11 +18,11 @@ from . import UsageFailure, _config, select_checks, _run_and_report, err_console
 @click.option("--reading", default=None, help="Run one reading only (default: every reading).")
 @click.option("--part", default=None, help="Run one part only.")
 @search_options
-def lemma_cmd(claim_id, reading, part, seed, budget, time_limit, dps, no_shrink, save, store_dir, as_json):
+def lemma_cmd(claim_id, reading, part, seed, budget, time_limit, dps, no_shrink, jobs, save, store_dir, as_json):
     """Search one claim (any id: 4.1, 3.3, B.2, ...) for a certified counterexample."""
     claim = get_claim(claim_id)
     checks = select_checks(claim, reading, part)
-    run = _run_and_report([(claim, checks)], _config(seed, budget, time_limit, dps, no_shrink), save, store_dir, as_json)
+    run = _run_and_report([(claim, checks)], _config(seed, budget, time_limit, dps, no_shrink, jobs), save, store_dir, as_json)
     sys.exit(run.exit_code)
 
 

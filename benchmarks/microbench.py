@@ -1,0 +1,122 @@
+"""Micro-benchmarks: batched float64 evaluation rate and certification time.
+
+    python benchmarks/microbench.py [--claim 4.1] [--n 8] [--d 8] [--batch 4096] [--seconds 3]
+
+Reports candidates per second per core of the *engine's* float path (sampling excluded,
+the margin, its hypotheses and the engine's filtering included), and the time of
+``Certifier(50).certify`` on a counterexample the search found.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from lemmas import REGISTRY  # noqa: E402
+from verifier.certify import Certifier  # noqa: E402
+from verifier.engine import SearchConfig, _Search, run_check, tune_allocator  # noqa: E402
+from verifier.sampling import Sampler, exactify  # noqa: E402
+from verifier.store import parse_exact  # noqa: E402
+from benchmarks.baselines import Margin  # noqa: E402
+
+
+def evaluation_rate(check, dims, batch, seconds):
+    # rechecks and deep step off: this measures the float path (margin, hypotheses, filtering, elites) alone
+    search = _Search(check, SearchConfig(seed=0, budget=10**12, time_limit=10**6, max_rechecks=0, deep=False), None)
+    rng = np.random.default_rng(0)
+    data = Sampler(check).sample(dims, rng, batch)
+    search.evaluate(data, dims)  # warm-up
+    rates, wall = [], []
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        t, c = time.perf_counter(), time.process_time()
+        search.evaluate(data, dims)
+        # CPU time of this process: other work on the shared cores does not count against it
+        rates.append(batch / max(time.process_time() - c, 1e-9))
+        wall.append(batch / (time.perf_counter() - t))
+    return statistics.median(rates), statistics.median(wall), len(rates)
+
+
+def certification_time(check, repeats):
+    r = run_check(check, SearchConfig(seed=0, shrink=False))
+    cx = r.counterexample
+    if cx is None:
+        return None, None
+    exact = {k: np.asarray(_nested(v), dtype=object)[None] for k, v in cx.vars.items()}
+    from verifier.contexts import ExactContext
+
+    ctx = ExactContext()
+    exact = {k: ctx.asarray(v) for k, v in exact.items()}
+    certifier = Certifier(50)
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        cert = certifier.certify(check, exact, cx.dims)
+        times.append(time.perf_counter() - t)
+    assert cert.violated
+    return statistics.median(times), cx
+
+
+def certification_time_at(check, dims, repeats):
+    """Certify a float64 suspect at the given dims (53-bit entries, as the search meets them)."""
+    rng = np.random.default_rng(1)
+    margin = Margin(check)
+    for _ in range(50):
+        data = Sampler(check).sample(dims, rng, 2048)
+        rel, suspect = margin.rel(data, dims)
+        idx = np.nonzero(suspect)[0]
+        for i in idx[np.argsort(rel[idx])][:5]:
+            exact = exactify(check, data, int(i), dims)
+            certifier = Certifier(50)
+            if certifier.certify(check, exact, dims).violated:
+                times = []
+                for _ in range(repeats):
+                    t = time.perf_counter()
+                    certifier.certify(check, exact, dims)
+                    times.append(time.perf_counter() - t)
+                return statistics.median(times)
+    return None
+
+
+def _nested(v):
+    if isinstance(v, list):
+        return [_nested(x) for x in v]
+    return parse_exact(v)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--claim", default="4.1")
+    p.add_argument("--n", type=int, default=8)
+    p.add_argument("--d", type=int, default=8)
+    p.add_argument("--batch", type=int, nargs="+", default=[1024, 2048, 4096, 16384])
+    p.add_argument("--seconds", type=float, default=3.0)
+    p.add_argument("--repeats", type=int, default=20)
+    p.add_argument("--default-malloc", action="store_true", help="measure without the engine's allocator tuning")
+    args = p.parse_args(argv)
+    check = REGISTRY.get(args.claim).checks()[0]
+    if not args.default_malloc:
+        tune_allocator()  # as run_check does
+    dims = {"n": args.n, "d": args.d}
+    print(f"# {check.label} at n = {args.n}, d = {args.d}; pid {os.getpid()}, load {os.getloadavg()}")
+    for b in args.batch:
+        rate, wall, k = evaluation_rate(check, dims, b, args.seconds)
+        print(f"float64 evaluation, batch {b}: {rate:,.0f} candidates per CPU-second ({wall:,.0f}/s wall; median of {k} batches, one core)")
+    t = certification_time_at(check, dims, args.repeats)
+    if t is not None:
+        print(f"Certifier(50).certify on a float64 suspect at n = {args.n}, d = {args.d}: {t * 1e3:.2f} ms (median of {args.repeats})")
+    t, cx = certification_time(check, args.repeats)
+    if t is not None:
+        print(f"Certifier(50).certify on the unshrunk counterexample (dims {dict(cx.dims)}): {t * 1e3:.2f} ms (median of {args.repeats})")
+
+
+if __name__ == "__main__":
+    main()
