@@ -220,6 +220,14 @@ class _Search:
         suspect = hyp_ok & ((margin < 0) | (self.check.strict & (margin <= 0)))
         self.stats["float_violations"] += int(np.count_nonzero(suspect))
         unresolved = hyp_ok & (np.abs(rel) <= RESOLUTION)
+        # Both sides ~0 with rounding left over (lhs = 1e-17 against rhs = 0) gives a relative
+        # margin of -1 that is pure noise: judged against the size of the inputs instead, such
+        # suspects go to the deep step too, so they cannot use up the re-checks that real
+        # violations need.
+        loud = np.nonzero(suspect & ~unresolved)[0]
+        if len(loud):
+            size = 1.0 + _data_magnitude({k: a[loud] for k, a in data.items()}, len(loud))
+            unresolved[loud[np.abs(margin[loud]) <= RESOLUTION * size]] = True
         self.stats["unresolved"] += int(np.count_nonzero(unresolved & suspect))
         trusted = hyp_ok & ~suspect
         resolved = suspect & ~unresolved
@@ -334,8 +342,9 @@ class _Search:
             self.stats["rejected_by_recheck"] += 1
             if cert is not None and cert.status == "hypothesis-fails":
                 continue
-            if cert is not None and cert.status != "holds":  # dps digits lost to cancellation
-                mp_rel = 0.0
+            if cert is not None:
+                # dps digits lost to cancellation; what the certificate proved stands
+                mp_rel = 0.0 if cert.status != "holds" else max(mp_rel, 0.0)
             if abs(mp_rel) <= 10.0 ** (5 - self.config.dps):  # equal to dps digits: a tie
                 mp_rel = 0.0
                 self.stats["tight_points"] += 1

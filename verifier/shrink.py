@@ -112,7 +112,7 @@ class Shrinker:
             coords = self._coords(data)  # projection may have moved the point
         except (ZeroDivisionError, ArithmeticError, ValueError):
             return None
-        if point_complexity(data, dims) >= current_key:
+        if self._complexity(coords, data, dims) >= current_key:
             return None
         self.attempts += 1
         try:
@@ -126,7 +126,19 @@ class Shrinker:
         return coords, dims, cert
 
     def _key(self, coords, dims):
-        return point_complexity(self._decode(coords, dims), dims)
+        return self._complexity(coords, self._decode(coords, dims), dims)
+
+    @staticmethod
+    def _complexity(coords, data, dims):
+        """What a reader sees (the values) plus how the point is built (the coordinates).
+
+        Values alone would refuse to snap U = 0.99999... to 1 while eps is still ugly (B
+        would become as ugly as eps); counting both lets the snap pay for itself and eps
+        follow on the next move.
+        """
+        d, bits, mags = point_complexity(data, dims)
+        _, cbits, cmags = point_complexity(coords, dims)
+        return (d, bits + cbits, mags + cmags)
 
     def _drop_indices(self, data, dims, cert):
         key = self._key(data, dims)
@@ -226,5 +238,13 @@ def _simpler_values(q: Fraction):
             add(sign * k)
         for div in (2, 4, 10, 100):
             add(int(q / div))
+    elif 0 < abs(q) < 1:
+        # small but nonzero may be what the violation needs (eps below a threshold): try
+        # simple small numbers, not only 0 and +-1
+        sign = 1 if q > 0 else -1
+        for k in range(1, 11):
+            add(Fraction(sign, 2**k))
+        for k in range(1, 7):
+            add(Fraction(sign, 10**k))
     out.sort(key=lambda c: (complexity(c), abs(c.numerator)))
     return out

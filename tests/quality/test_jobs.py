@@ -15,7 +15,7 @@ def _same(a, b):
 
 
 def test_one_check_split_across_processes_gives_the_serial_result():
-    for check, seed in [(check_of("4.1"), 3), (check_of("B.2"), 1), (check_of("3.3", part="1"), 2)]:
+    for check, seed in [(check_of("4.1", reading="as-printed"), 3), (check_of("B.2"), 1), (check_of("3.3", part="1"), 2)]:
         config = SearchConfig(seed=seed, budget=12_000, batch=1024)
         _same(run_check(check, config), run_check(check, dataclasses.replace(config, jobs=2)))
 

@@ -20,7 +20,7 @@ def test_serial_and_process_give_the_same_ordered_results():
 def test_forked_workers_see_registered_checks():
     from tests.conftest import check_of
 
-    check = check_of("4.1")
+    check = check_of("4.1", reading="as-printed")
     with ProcessExecutor(2) as p:
         ref = p.ref(check)
         assert list(p.imap(_echo_check, [ref])) == [check.key]
