@@ -1,7 +1,7 @@
 """The command line through click's runner: exit codes, JSON, bad input."""
 
 import json
-import shutil
+
 from pathlib import Path
 
 import pytest

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from verifier import Claim, ClaimDefinitionError, Dim, Matrix, Part, Reading, Scalar, Vector
+from verifier import Claim, ClaimDefinitionError, Dim, Part, Reading, Scalar, Vector
 from verifier.contexts import FloatContext
 from verifier.engine import SearchConfig, run_check
 from verifier.results import Verdict

@@ -5,7 +5,6 @@ from fractions import Fraction
 import numpy as np
 import pytest
 import z3
-from flint import arb
 
 from tests.conftest import check_of
 from verifier.contexts import BallContext

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import sys
 from pathlib import Path
 
 import click
@@ -22,7 +21,7 @@ from ..engine import SearchConfig, run_checks
 from ..registry import UnknownClaimError
 from ..reporters import json_report, text
 from ..reporters.progress import DelayedProgress
-from ..results import FAILING, RunResult, Verdict
+from ..results import FAILING, RunResult
 from ..store import CounterexampleFileError, CounterexampleStore
 
 

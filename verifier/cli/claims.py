@@ -10,7 +10,7 @@ import click
 
 from ..reporters import json_report, replay_report, text
 from ..store import replay as replay_file
-from . import UsageFailure, _config, select_checks, _run_and_report, err_console, get_claim, main, registry, search_options
+from . import _config, select_checks, _run_and_report, err_console, get_claim, main, registry, search_options
 
 
 @main.command("lemma")

@@ -25,9 +25,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import numpy as np
 from flint import arb, fmpq
-from flint import ctx as flint_ctx
 
 from ..contexts import BallContext, to_fraction
 

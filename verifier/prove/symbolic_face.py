@@ -17,7 +17,6 @@ import numpy as np
 import sympy
 
 from ..contexts import _ObjectContext
-from .jets import Jet
 
 
 class Undecided(ArithmeticError):

@@ -6,13 +6,13 @@ reviewer reads is what the replay and the locked search just reproduced.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Iterable
 
 from ..claims import Check, Claim
 from ..regression import Outcome, Regression
 from ..results import Verdict
+from .numbers import fmt
 
 
 @dataclass(frozen=True)
@@ -70,12 +70,6 @@ def search_command(item: Item, reg: Regression) -> str:
     s = reg.lock.search
     c = item.check
     return f"verify lemma {c.claim.id} --part {c.part.name} --reading {c.reading.name} --seed {s.seed} --budget {s.budget}"
-
-
-def fmt(x, digits=6) -> str:
-    if x is None or (isinstance(x, float) and not math.isfinite(x)):
-        return "n/a"
-    return f"{x:.{digits}g}"
 
 
 def search_summary(item: Item) -> str:

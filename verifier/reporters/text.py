@@ -11,6 +11,7 @@ from rich.text import Text
 
 from ..claims import RELATIONS, Claim
 from ..results import CheckResult, Counterexample, Verdict
+from .numbers import fmt
 
 STYLE = {
     Verdict.REFUTED: ("REFUTED", "bold red"),
@@ -73,9 +74,7 @@ def counterexample_lines(cx: Counterexample, check_texts=("lhs", "rhs"), relatio
 
 
 def _fmt(x, digits=6):
-    if x is None:
-        return "n/a"
-    return f"{x + 0.0:.{digits}g}"
+    return fmt(x, digits)
 
 
 def render_result(r: CheckResult, claim: Claim | None = None, saved: Mapping[tuple, str] | None = None) -> Panel:
@@ -198,8 +197,7 @@ def print_claim_list(console: Console, claims: Iterable[Claim]) -> None:
 
 
 def _g(x, digits=8) -> str:
-    """A number at ``digits`` significant digits; -0 prints as 0."""
-    return f"{float(x) + 0.0:.{digits}g}"
+    return fmt(x, digits)
 
 
 def _number(text: str):
