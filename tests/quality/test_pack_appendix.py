@@ -31,7 +31,7 @@ CASES = [
     ("D.4", "main", None, 20_000, S, None),
     ("D.5", "main", "as-printed", 20_000, R, None),
     ("D.5", "main", "intended", 20_000, S, None),
-    ("D.6", "1", "attention", 20_000, S, None),
+    ("D.6", "1", "attention", 200_000, R, {"d": 3}),
     ("D.6", "1", "literal", 20_000, R, None),
     ("D.6", "2", "attention", 20_000, R, None),
     ("D.7", "main", "as-printed", 20_000, R, {"n": 1}),
