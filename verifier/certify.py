@@ -170,6 +170,9 @@ class Certifier:
 
 def _ball_mid(b, dps):
     with mpmath.workdps(dps + 10):
+        if not hasattr(b, "mid"):  # a side written as a plain constant (``rhs = 1``) stays a Python number
+            q = to_fraction(b)
+            return mpmath.mpf(q.numerator) / q.denominator
         return mpmath.mpf(b.mid().str(dps + 10, radius=False))
 
 

@@ -248,10 +248,15 @@ class _Search:
                 lhs[i], rhs[i], rel[i] = mp_lhs, mp_rhs, mp_rel
                 margin[i] = mp_rel * (abs(mp_lhs) + abs(mp_rhs))
         rel = np.where(trusted, rel, np.inf)
-        self.record(data, dims, rel, margin, lhs, rhs, trusted)
-        return rel
-    def record(self, data, dims, rel, margin, lhs, rhs, trusted):
-        """Update statistics and the elite pool from trusted candidates."""
+        # Both sides exactly 0 (a strict hypothesis at its boundary, phi_0 = 0 say) gives a
+        # relative margin of 0 by convention, not by closeness: ranked as "tight", such points
+        # filled every elite slot of Lemma C.2 and the target phase could not move off them.
+        # For the search they rank as lhs = 0 does (relative margin 1); the statistics keep 0.
+        key = np.where(trusted & (lhs == 0) & (rhs == 0) & (margin == 0), 1.0, rel)
+        self.record(data, dims, rel, key, margin, lhs, rhs, trusted)
+        return key
+    def record(self, data, dims, rel, key, margin, lhs, rhs, trusted):
+        """Update statistics (by ``rel``) and the elite pool (by the search ``key``) from trusted candidates."""
         if not np.any(trusted):
             return
         i = int(np.argmin(rel))
@@ -268,11 +273,11 @@ class _Search:
                 self.ratio_points.append((float(ratio[j]), {k: v[j : j + 1].copy() for k, v in data.items()}, dict(dims)))
                 self.ratio_points.sort(key=lambda e: e[0])
                 del self.ratio_points[:-5]
-        k = min(self.config.elites, len(rel))
-        top = np.argpartition(rel, k - 1)[:k] if k < len(rel) else np.arange(len(rel))
-        for j in top[np.argsort(rel[top], kind="stable")]:
-            if np.isfinite(rel[j]):
-                self._add_elite(float(rel[j]), {k: v[j : j + 1].copy() for k, v in data.items()}, dims)
+        k = min(self.config.elites, len(key))
+        top = np.argpartition(key, k - 1)[:k] if k < len(key) else np.arange(len(key))
+        for j in top[np.argsort(key[top], kind="stable")]:
+            if np.isfinite(key[j]):
+                self._add_elite(float(key[j]), {k: v[j : j + 1].copy() for k, v in data.items()}, dims)
 
     def _add_elite(self, rel, point, dims):
         self.elites.append((rel, point, dims))
@@ -448,6 +453,7 @@ class _Search:
                     half = rng.random(lam) < 0.5
                     step = np.where(half.reshape((lam,) + (1,) * (base.ndim - 1)), step * mask, step)
                 cand[name] = base + step
+            self._redraw_one_variable(cand, dims, rng)
             cand = batch_fastest(self.sampler.project(cand, dims))
             rel = self.evaluate(cand, dims)
             j = int(np.argmin(rel))
@@ -458,6 +464,24 @@ class _Search:
                 sigma *= 0.6
             if sigma < 1e-9:
                 sigma = 0.3  # restart the step size; the point stays
+
+    def _redraw_one_variable(self, cand, dims, rng):
+        """A quarter of the offspring take one variable afresh from the structured sampler.
+
+        Relative steps cannot leave a plateau: Lemma C.2's elites sat at eta = 1e-8, where the
+        ratio has reached its limit, while the counterexample needs eta ~ 0.36.  Redrawing eta
+        alone (the projection then rescales the variables bounded by it) jumps there and keeps
+        the sign pattern the other variables have found.
+        """
+        lam = len(next(iter(cand.values())))
+        fresh = self.sampler.sample(dims, rng, lam)
+        names = list(cand)
+        which = rng.integers(len(names), size=lam)
+        redraw = rng.random(lam) < 0.25
+        for k, name in enumerate(names):
+            rows = np.nonzero(redraw & (which == k))[0]
+            if len(rows):
+                cand[name][rows] = fresh[name][rows]
 
     def _deep_chunk(self, chunk: Chunk, rng):
         """(1+1) evolution strategy at dps digits on exact rational points.
@@ -663,16 +687,26 @@ def _distinct_dims(elites, k):
 
 
 def _distinct(elites, k):
-    out, seen = [], set()
+    """Up to ``k`` start points: the best elite of each dims first, then the rest by rank.
+
+    One dims' basin can hold every elite (Lemma C.2 part 1: five of eight starts at one
+    dims and none at the dims of the counterexample); a start per dims spreads the target phase.
+    """
+    out, seen, first = [], set(), set()
     for rel, point, dims in elites:
         key = (tuple(sorted(dims.items())), round(rel, 12))
         if key in seen:
             continue
         seen.add(key)
         out.append((rel, point, dims))
-        if len(out) >= k:
-            break
-    return out
+    leaders = []
+    for e in out:
+        d = tuple(sorted(e[2].items()))
+        if d not in first:
+            first.add(d)
+            leaders.append(e)
+    rest = [e for e in out if not any(e is l for l in leaders)]
+    return (leaders + rest)[:k]
 
 
 def _relative(margin, scale):

@@ -36,11 +36,12 @@ Hand derivation.  Every step that uses Fact 3.3 (2) loses a factor d.
   (p is too small).
 
 Tool versus hand.  Parts 2 and 3 are refuted by the search as derived (n = 1, d = 2).  Part 1
-needs a large budget: with seed 0 the generate phase first meets a violation after 227,328
-evaluations (about 3 s), so budgets below ~460,000 (generate gets half) report "survived" with
-lhs/rhs up to ~0.97; 500,000 finds it.  The shrunk point is the hand family: d = 3, n = 2,
-X_0 rows +-(1, 1, 1), phi_0 = 1, eta = 0.358 (eps_l just below 1).  The point needs several
-aligned sign patterns at once, which the structured sampler draws rarely.  Part 1 is false.
+is found from every seed 0-4 within the default budget (35,000 to 105,000 evaluations).  It
+used to need ~460,000 with seed 0: points with both sides exactly 0 (phi_0 = 0, where the
+strict hypothesis eps_l > 0 is tight) ranked as "tight" and took every elite slot, and from
+elites at eta ~ 1e-8 (a plateau where the ratio has reached its limit, ~0.92) relative steps
+could not reach eta ~ 0.36.  The shrunk point is the hand family: d = 3, n = 2, X_0 rows
++-(1, 1, 1), phi_0 = 1, eta = 0.358 (eps_l just below 1).  Part 1 is false.
 """
 
 from verifier import Claim, Dim, Hypothesis, Matrix, Part, Scalar, Variable

@@ -33,6 +33,14 @@ Hand derivation.
   4 d^2 ||X|| ||W|| ||X - Y||: lhs <= 2 d^2 ||X|| ||W|| ||X-Y|| (first order), so the
   constant 12 is safe for d <= 2 and can only fail for d >= 3, if at all.  Expected:
   survives for the small d searched (d <= 3).
+
+Tool versus hand.  Part 1 (attention) is false at d = 3, inside the window the bound above
+leaves open: the search (target phase, ~100,000 evaluations from each of seeds 0-4) finds
+n = 2, X = [[1/9, 1/9, 0], [0, 0, 0]], Y = X + [[2/9, 2/9, 2/9], [-2/9, -2/9, -2/9]] (||Y - X||
+= 2||X||, the hypothesis tight), W_q = [[1, 1, 2], [1, 1, 3], [1, 1, 3]], W_k = [[-1/83, 0, 0],
+[0, 0, -1/256], [0, -1/100, 0]]: lhs = 0.0036063 > rhs = 0.0035698 (ratio 1.010, ball
+arithmetic; recomputed independently at 40 digits).  The first-order bound 2 d^2 = 18 exceeds
+12 at d = 3, and the search reaches it.  Earlier engines (elites stuck at 0 = 0 points) missed it.
 """
 
 from verifier import Claim, Dim, Matrix, Part, Reading, Scalar
