@@ -107,10 +107,13 @@ def _config(seed, budget, time_limit, dps, no_shrink, jobs=1) -> SearchConfig:
     return SearchConfig(seed=seed, budget=budget, time_limit=time_limit, dps=dps, shrink=not no_shrink, jobs=jobs)
 
 
-def _run_and_report(claims_checks, config, save, store_dir, as_json) -> RunResult:
+def _run(checks, config, save, store_dir, as_json):
+    """Run checks (progress bar on a terminal, none in JSON mode); store counterexamples if asked.
+
+    Returns (run, saved paths, the console for human output); JSON is printed here.
+    """
     console = err_console()
     progress = DelayedProgress(console)
-    checks = [ch for _, chs in claims_checks for ch in chs]
     try:
         run = run_checks(checks, config, None if as_json else progress.for_check)
     finally:
@@ -118,7 +121,13 @@ def _run_and_report(claims_checks, config, save, store_dir, as_json) -> RunResul
     saved = _save_counterexamples(run, checks, store_dir) if save else {}
     if as_json:
         click.echo(json_report.dumps_results(run.results, saved))
-    else:
+    return run, saved, console
+
+
+def _run_and_report(claims_checks, config, save, store_dir, as_json) -> RunResult:
+    checks = [ch for _, chs in claims_checks for ch in chs]
+    run, saved, console = _run(checks, config, save, store_dir, as_json)
+    if not as_json:
         for claim, chs in claims_checks:
             keys = {c.key for c in chs}
             text.print_results(console, claim, [r for r in run.results if (r.claim, r.part, r.reading) in keys], saved)
