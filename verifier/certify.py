@@ -170,6 +170,9 @@ class Certifier:
 
 def _ball_mid(b, dps):
     with mpmath.workdps(dps + 10):
+        if not hasattr(b, "mid"):  # a side written as a plain Python int (e.g. ``rhs=lambda ctx, v: 1``)
+            f = to_fraction(b)
+            return mpmath.mpf(f.numerator) / f.denominator
         return mpmath.mpf(b.mid().str(dps + 10, radius=False))
 
 
