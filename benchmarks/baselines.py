@@ -1,4 +1,4 @@
-"""What a user would otherwise reach for, on the same claims and the same margin.
+"""What a user would otherwise reach for, on the same checks and the same margin.
 
 * Hypothesis: ``hypothesis.extra.numpy`` strategies over the claim's variables, ``target()``
   on the relative margin, the property failing on a *certified* violation only;
@@ -118,7 +118,7 @@ class Box:
 
 
 def _dims_draw(check, rng):
-    return {d.name: int(rng.integers(d.lo, d.hi + 1)) for d in check.claim.dims}
+    return {d.name: int(rng.integers(d.lo, d.hi + 1)) for d in check.dims}
 
 
 def size_of(exact, dims):
@@ -191,7 +191,7 @@ def hypothesis_search(check, seed, max_examples, cap):
 
     @st.composite
     def candidates(draw):
-        dims = {d.name: draw(st.integers(d.lo, d.hi)) for d in check.claim.dims}
+        dims = {d.name: draw(st.integers(d.lo, d.hi)) for d in check.dims}
         box = Box(check, dims)
         parts = []
         for var, shape, _, size in box.layout:
