@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ._version import __version__
 from .results import Verdict
-from .store import write_atomic
+from .store import read_json_object, write_atomic
 
 LOCK_NAME = "claims.lock"
 SCHEMA = "claim-verifier/lock"
@@ -143,21 +143,7 @@ _VERDICTS = {v.value for v in Verdict}
 
 def read(path: str | os.PathLike = LOCK_NAME) -> Lock:
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise LockFileError(path, None, "no lockfile") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise LockFileError(path, None, f"cannot read: {exc}") from None
-    try:
-        doc = json.loads(text)
-    except ValueError as exc:
-        raise LockFileError(path, None, f"not valid JSON ({exc})") from None
-    if not isinstance(doc, dict):
-        raise LockFileError(path, None, "the top level must be a JSON object")
-    for key in ("schema", "schema_version", "search", "checks"):
-        if key not in doc:
-            raise LockFileError(path, key, "missing field")
+    doc = read_json_object(path, LockFileError, ("schema", "schema_version", "search", "checks"), missing="no lockfile")
     if doc["schema"] != SCHEMA:
         raise LockFileError(path, "schema", f"expected {SCHEMA!r}, got {doc['schema']!r}")
     if doc["schema_version"] != SCHEMA_VERSION:

@@ -138,23 +138,29 @@ def _reject_constant(name):
     raise ValueError(f"non-finite number {name}")
 
 
-def read_document(path: str | os.PathLike) -> dict:
+def read_json_object(path, error, required=(), missing="no such file", **loads) -> dict:
+    """A JSON object from ``path``; every problem raised as ``error(path, field, message)``."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise CounterexampleFileError(path, None, "no such file") from None
+        raise error(path, None, missing) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise CounterexampleFileError(path, None, f"cannot read: {exc}") from None
+        raise error(path, None, f"cannot read: {exc}") from None
     try:
-        doc = json.loads(text, parse_float=decimal.Decimal, parse_constant=_reject_constant)
+        doc = json.loads(text, **loads)
     except ValueError as exc:
-        raise CounterexampleFileError(path, None, f"not valid JSON ({exc})") from None
+        raise error(path, None, f"not valid JSON ({exc})") from None
     if not isinstance(doc, dict):
-        raise CounterexampleFileError(path, None, "the top level must be a JSON object")
-    for key in REQUIRED:
+        raise error(path, None, "the top level must be a JSON object")
+    for key in required:
         if key not in doc:
-            raise CounterexampleFileError(path, key, "missing field")
+            raise error(path, key, "missing field")
+    return doc
+
+
+def read_document(path: str | os.PathLike) -> dict:
+    doc = read_json_object(path, CounterexampleFileError, REQUIRED, parse_float=decimal.Decimal, parse_constant=_reject_constant)
     if doc["schema"] != SCHEMA:
         raise CounterexampleFileError(path, "schema", f"expected {SCHEMA!r}, got {doc['schema']!r}")
     if doc["schema_version"] != SCHEMA_VERSION:
