@@ -270,8 +270,8 @@ def spectral_norm(ctx, A):
     """The largest singular value of an m x k matrix, sqrt(lambda_max(A^T A)).
 
     float64: numpy's SVD.  mpmath: its SVD at the working precision.  Ball: the eigenvalues
-    of A^T A enclosed by Arb (python-flint ``acb_mat.eig``, which verifies its result and
-    encloses every matrix inside the input balls), so the result is a rigorous enclosure.
+    of A^T A enclosed by Arb (python-flint ``acb_mat.eig(multiple=True)``, a verified
+    enclosure computed in ball arithmetic on the entries' balls), so the result is rigorous.
     Symbolic: sympy's exact eigenvalues.  Exact: the value is algebraic, rational only by
     accident, so :class:`~verifier.contexts.NotRational` is raised and a certificate falls
     back to ball arithmetic.  Any other context raises :class:`SpectralNormUnavailable`.
