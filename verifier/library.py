@@ -109,7 +109,8 @@ def attention_head(ctx, X, Wq, Wk, Wv, beta=1):
     """
     scores = X @ Wq @ np.swapaxes(Wk, -1, -2) @ np.swapaxes(X, -1, -2)
     if not (isinstance(beta, int) and beta == 1):
-        scores = _scalar(ctx, beta, scores.ndim) * scores
+        # the array on the left: a scalar on the left would have to know numpy arrays
+        scores = scores * _scalar(ctx, beta, scores.ndim)
     return softmax(ctx, scores) @ X @ Wv
 
 
