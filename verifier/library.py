@@ -72,10 +72,6 @@ def _scalar(ctx, value, ndim: int):
     return ctx.const(Fraction(value))
 
 
-def _length(ctx, n: int):
-    return ctx.const(n)
-
-
 # ---------------------------------------------------------------------------- softmax
 def softmax(ctx, X):
     """Softmax of each row (last axis), with the row maximum subtracted first.
@@ -148,7 +144,7 @@ def layer_norm(ctx, X, eps=0):
     in every deep-learning framework.  ``eps = 0`` is the definition as printed; a row of
     equal entries then divides by zero (nan in float64, ZeroDivisionError exactly).
     """
-    n = _length(ctx, X.shape[-1])
+    n = ctx.const(X.shape[-1])
     centred = X - ctx.sum(X, -1, keepdims=True) / n
     var = ctx.sum(centred * centred, -1, keepdims=True) / n
     if not (isinstance(eps, int) and eps == 0):
@@ -158,7 +154,7 @@ def layer_norm(ctx, X, eps=0):
 
 def rms_norm(ctx, X, eps=0):
     """x / sqrt(mean(x^2) + eps) of each row (last axis), without gain (Zhang & Sennrich 2019)."""
-    ms = ctx.sum(X * X, -1, keepdims=True) / _length(ctx, X.shape[-1])
+    ms = ctx.sum(X * X, -1, keepdims=True) / ctx.const(X.shape[-1])
     if not (isinstance(eps, int) and eps == 0):
         ms = ms + _scalar(ctx, eps, X.ndim)
     return X / ctx.sqrt(ms)
@@ -232,13 +228,9 @@ def res_readings(*t_names):
 
 
 # ------------------------------------------------------------------------------ norms
-def _core_axes(x):
-    return tuple(range(1, np.ndim(x)))
-
-
 def max_norm(ctx, A):
     """max_{i,j} |A_ij| over every non-batch axis (called ||A||_inf by many papers)."""
-    return ctx.max_all(ctx.abs(A))
+    return ctx.norm_inf(A)
 
 
 def induced_norm_1(ctx, A):

@@ -11,7 +11,6 @@ from verifier.library import (  # noqa: F401  (re-exported under the paper's nam
     RES_ADVERSARIAL,
     RES_MIDRANGE,
     attention_head,
-    column_ranges,
     minimiser_choices,
     res,
     res_midrange,

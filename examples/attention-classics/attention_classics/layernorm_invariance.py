@@ -16,7 +16,9 @@ shift cancels and the factor a > 0 cancels (true).  With eps the factor does not
 LN_eps(a x) = a (x - mean) / sqrt(a^2 v + eps) != (x - mean) / sqrt(v + eps) when a != 1,
 v = var(x) > 0 (x = (1, -1), a = 2: 2/sqrt(4 + 1e-5) != 1/sqrt(1 + 1e-5)): false.
 
-Verdict.  ``as-printed`` survives; ``with-eps`` is refuted from scratch (ball arithmetic).
+Verdict.  ``as-printed`` survives; ``with-eps`` is refuted from scratch (seed 0: x = (0, 1),
+a = 2, ball arithmetic).  ``verify prove`` is inconclusive on the identity (margin 0
+everywhere).
 """
 
 from verifier import Claim, Dim, Hypothesis, Part, Reading, Scalar, Vector

@@ -17,9 +17,9 @@ for n = 1 (or in the limit as the other arguments go to minus infinity).
 
 Verdict.  ``lower`` refuted from scratch (ball arithmetic: the enclosure of
 |LSE - max| lies above zero); ``upper`` survives (the enclosure of the difference always
-straddles zero: an identity, which a search cannot prove, and which ``verify prove``
-cannot either -- branch and bound needs a margin bounded away from zero; see
-docs/authoring.md).
+straddles zero: an identity, which a search cannot prove).  ``verify prove lse-equality
+--part upper --dims n=2 --box -4:4`` proves it in 0.14 s: branch and bound reduces the
+box to its faces, where sympy shows the margin is identically zero.
 """
 
 import numpy as np

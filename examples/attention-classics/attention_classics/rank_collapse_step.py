@@ -22,10 +22,12 @@ scores [[0, 0], [0, 1]], P = [[1/2, 1/2], [1 - s, s]] with s = sigmoid(1) = 0.73
 P X = (-1/2, -s)^T has range s - 1/2 = 0.231, and Wv = 5 makes it 1.155: ||res(P X Wv)||
 = 0.578 > 1/2 = ||res(X)|| (false; any Wv > 1/0.462 works here).
 
-Verdict.  ``attention-only`` survives (largest ratio 1, at P = identity-like attention);
+Verdict.  ``attention-only`` survives (largest ratio 1, at P = identity-like attention;
+``verify prove`` at n = 2, d = 1 on [-1, 1] is inconclusive, 4.7 % of the volume in 15 s);
 ``with-values`` is refuted from scratch with a ball-arithmetic certificate; from seed 0
-the search returns exactly the point above (X = (0, -1)^T, Wq = Wk = 1, Wv = 5: 0.5776 vs
-0.5).
+the search returns X = (-1, 1)^T, Wq = 1, Wk = -1, Wv = -2: the scores -X X^T make each
+token attend to the other, P X = -tanh(1) X, and Wv = -2 gives ||res(P X Wv)|| = 2 tanh(1)
+= 1.523 > 1 = ||res(X)||.
 """
 
 from verifier import Claim, Dim, Matrix, Part, Reading
@@ -45,7 +47,7 @@ claim = Claim(
     title="One pure-attention layer does not move the tokens apart",
     statement="without skip connections or multi-layer perceptrons (MLPs), the output converges doubly exponentially to a rank-1 matrix",
     dims=[Dim("n", 2, 4), Dim("d", 1, 3)],
-    variables=[Matrix("X", "n", "d"), Matrix("Wq", "d", "d"), Matrix("Wk", "d", "d"), Matrix("Wv", "d", "d")],
+    variables=[Matrix("X", "n", "d"), Matrix("Wq", "d", "d"), Matrix("Wk", "d", "d")],
     parts=[
         Part(
             "attention-only",
@@ -64,6 +66,11 @@ claim = Claim(
     ],
     readings=[
         Reading("as-printed", "The attention matrix alone (W_V = I).", parts=("attention-only",)),
-        Reading("with-values", "Misreading: a whole layer P X W_V, any W_V.", parts=("with-values",)),
+        Reading(
+            "with-values",
+            "Misreading: a whole layer P X W_V, any W_V.",
+            parts=("with-values",),
+            extra_variables=(Matrix("Wv", "d", "d"),),
+        ),
     ],
 )

@@ -16,8 +16,11 @@ RMSNorm(a x) = a x / sqrt(a^2 m + eps) with m = mean(x^2), which equals x / sqrt
 only if eps (a^2 - 1) = 0: false for every a != 1 (x = (1), a = 2: 2/sqrt(4 + 1e-6) !=
 1/sqrt(1 + 1e-6)).  Re-centering: x = (1, -1), c = 1 gives (sqrt 2, 0) != (1, -1): false.
 
-Verdict.  ``as-printed`` survives; ``with-eps`` and ``re-centering`` are refuted from
-scratch, each with a ball-arithmetic certificate.
+Verdict.  ``as-printed`` survives; ``with-eps`` (seed 0: x = (1), a = 2) and
+``re-centering`` (x = (0, -1), c = 1: RMSNorm(x + c 1) = (sqrt 2, 0) against
+RMSNorm(x) = (0, -sqrt 2))
+are refuted from scratch, each with a ball-arithmetic certificate.  ``verify prove`` on
+n = 2, x in [-2, 2]^2, a in [1/2, 2] is inconclusive: an identity has margin 0 everywhere.
 """
 
 from verifier import Claim, Dim, Hypothesis, Part, Reading, Scalar, Vector
