@@ -270,8 +270,12 @@ def spectral_norm(ctx, A):
     back to ball arithmetic.  Any other context raises :class:`SpectralNormUnavailable`.
     """
     if isinstance(ctx, FloatContext):
-        with np.errstate(all="ignore"):
-            return np.linalg.norm(np.asarray(A, dtype=np.float64), 2, axis=(-2, -1))
+        A = np.asarray(A, dtype=np.float64)
+        # a search batch may hold overflowed candidates; LAPACK's SVD fails on them
+        finite = np.isfinite(A).all(axis=(-2, -1))
+        out = np.full(A.shape[:-2], np.nan)
+        out[finite] = np.linalg.norm(A[finite], 2, axis=(-2, -1))
+        return out
     if isinstance(ctx, ExactContext):
         raise NotRational("the spectral norm is algebraic, not rational in general: use the ball context")
     if isinstance(ctx, MPContext):

@@ -176,6 +176,12 @@ def test_spectral_norm_hand_values():
             assert float(run(FLOAT, lib.spectral_norm, A.astype(float))[0]) == pytest.approx(float(value()), abs=1e-12)
 
 
+def test_spectral_norm_of_an_overflowed_float_candidate_is_nan_not_an_error():
+    A = np.array([[[1.0, 2.0], [3.0, 4.0]], [[np.nan, 0.0], [0.0, 1.0]], [[np.inf, 0.0], [0.0, 1.0]]])
+    out = lib.spectral_norm(FLOAT, A)
+    assert out[0] == pytest.approx(5.4649857042190426) and np.isnan(out[1:]).all()
+
+
 def test_spectral_norm_says_where_a_context_cannot_give_it():
     A = np.array([[[Fraction(1), Fraction(2)], [Fraction(3), Fraction(4)]]], dtype=object)
     with pytest.raises(NotRational, match="algebraic"):
