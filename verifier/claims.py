@@ -84,11 +84,11 @@ class Variable:
     def __post_init__(self):
         if not self.name.isidentifier():
             raise ClaimDefinitionError(f"variable name must be an identifier, got {self.name!r}")
-        for end in ("lo", "hi"):
+        for end, side in (("lo", -1), ("hi", 1)):
             value = getattr(self, end)
             if value is not None:
                 try:
-                    object.__setattr__(self, end, Bound(value))
+                    object.__setattr__(self, end, Bound(value, side))
                 except (TypeError, ValueError) as exc:
                     raise ClaimDefinitionError(f"variable {self.name}: {end}={value!r}: {exc}") from None
         if self.lo is not None and self.hi is not None and self.lo > self.hi:

@@ -56,23 +56,41 @@ class Bound(float):
     """A domain endpoint: the nearest float in the float search, the exact value elsewhere.
 
     ``Fraction(bound)`` and every exact context see the value the author wrote (``"0.1"``
-    or ``1e-9`` mean 1/10 and 1/10^9), so the exact projection of a candidate clipped at
-    the float endpoint lands on the decimal itself instead of rejecting it.
+    or ``1e-9`` mean 1/10 and 1/10^9).  A value no float holds is rounded *outward*
+    (``side=-1`` for a lower end, ``+1`` for an upper end): the float search clips just
+    outside, within a rounding of the float hypotheses' tolerance, and the exact
+    projection then clips onto the decimal itself, so a claim false only at the endpoint
+    is reached.
     """
 
     exact: Fraction
 
-    def __new__(cls, value: Any) -> "Bound":
+    def __new__(cls, value: Any, side: int = 0) -> "Bound":
         exact = exact_decimal(value)
-        out = super().__new__(cls, float(exact))
+        nearest = float(exact)
+        if side and Fraction(nearest) != exact and (Fraction(nearest) > exact) == (side < 0):
+            nearest = float(np.nextafter(nearest, side * np.inf))
+        out = super().__new__(cls, nearest)
         out.exact = exact
         return out
+
+    def __repr__(self) -> str:
+        shortest = repr(float(self.exact))
+        return shortest if Fraction(shortest) == self.exact else f"'{self.exact}'"
+
+    __str__ = __repr__
 
     def as_integer_ratio(self) -> tuple[int, int]:
         return self.exact.numerator, self.exact.denominator
 
     def __reduce__(self):
-        return (Bound, (self.exact,))
+        return (_bound_from, (self.exact, float(self)))
+
+
+def _bound_from(exact: Fraction, nearest: float) -> "Bound":
+    out = float.__new__(Bound, nearest)
+    out.exact = exact
+    return out
 
 
 def exact_decimal(value: Any) -> Fraction:
@@ -429,7 +447,11 @@ class _ObjectContext(Context):
 
     def _apply(self, fn, *args):
         arrays = [self.lift(a) for a in args]
-        return self.wrap(np.frompyfunc(fn, len(arrays), 1)(*arrays))
+        return self.wrap(np.asarray(np.frompyfunc(fn, len(arrays), 1)(*arrays), dtype=object))
+
+    def const(self, value):
+        """A 0-d array, so that ``ctx.const("1/2") + Fraction(1, 3)`` lifts like any operand."""
+        return self.wrap(np.asarray(super().const(value), dtype=object))
 
     def _elementwise(self, fn, x):
         return self._apply(fn, x)
@@ -633,7 +655,13 @@ class ExactContext(_ObjectContext):
     _sin = _at_zero("sin", 0)
     _cos = _at_zero("cos", 1)
     _expm1 = _at_zero("expm1", 0)
-    _lambertw = _at_zero("lambertw", 0)
+
+    @staticmethod
+    def _lambertw(v):
+        _domain(not v < _MINUS_INV_E_BELOW, "lambertw", v)
+        if v == 0:
+            return fmpq(0)
+        raise NotRational("lambertw of a nonzero rational is irrational")
 
     @staticmethod
     def _sigmoid(v):
@@ -675,6 +703,10 @@ class ExactContext(_ObjectContext):
         if root is None:
             raise NotRational(f"{v}^({q}) is irrational")
         return root**q.numerator
+
+
+#: a rational just below -1/e (the edge of lambertw's domain); between it and -1/e balls decide
+_MINUS_INV_E_BELOW = fmpq(-36787944117144234, 10**17)
 
 
 def _exact_root(v: fmpq, k: int) -> fmpq | None:
