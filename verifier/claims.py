@@ -21,7 +21,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from .contexts import Bound, FloatLiteralError
+from .contexts import Bound, FloatLiteralError, as_numbers
 
 Fn = Callable[[Any, "Values"], Any]
 
@@ -134,7 +134,7 @@ class Values:
     __slots__ = ("_data", "params", "dims")
 
     def __init__(self, data: Mapping[str, Any], params: Mapping[str, Any], dims: Mapping[str, int]):
-        object.__setattr__(self, "_data", dict(data))
+        object.__setattr__(self, "_data", {k: as_numbers(x) for k, x in data.items()})
         object.__setattr__(self, "params", params)
         object.__setattr__(self, "dims", dims)
 

@@ -883,3 +883,18 @@ class SymbolicContext(_ObjectContext):
 FLOAT = FloatContext()
 EXACT = ExactContext()
 SYMBOLIC = SymbolicContext()
+
+# Lifting a foreign operand depends only on the number type (precision is the ambient,
+# scoped one), so an object array built outside a context can still be given its lifting.
+_BY_TYPE = ((fmpq, EXACT), (arb, BallContext()), (mpmath.mpf, MPContext()), (sympy.Basic, SYMBOLIC))
+
+
+def as_numbers(value):
+    """An object array of one context's numbers as :class:`Numbers` (anything else unchanged)."""
+    if not isinstance(value, np.ndarray) or isinstance(value, Numbers) or value.dtype != object or not value.size:
+        return value
+    first = value.flat[0]
+    for kind, ctx in _BY_TYPE:
+        if isinstance(first, kind):
+            return ctx.wrap(value)
+    return value
