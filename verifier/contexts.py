@@ -167,6 +167,8 @@ FUNCTIONS: tuple[Function, ...] = (
     Function("minimum", arity=2),
 )
 
+_FUNCTION_NAMES = frozenset(f.name for f in FUNCTIONS)
+
 #: Reductions over non-batch axes: ``ctx.NAME(x, axis, keepdims=False)``.
 REDUCTIONS: tuple[str, ...] = ("max", "min", "sum")
 
@@ -510,8 +512,20 @@ class _ObjectContext(Context):
             raise ZeroDivisionError("power: zero to a negative power")
         return a**k
 
+    #: what a context without a function raises (the SMT context: "not decidable")
+    unavailable_error: type[ArithmeticError] = NotRational
+
     def _power_real(self, a, q: Fraction):
-        raise NotImplementedError
+        raise self.unavailable_error(f"power with a non-integer exponent is not available in the {self.name} context")
+
+    def __getattr__(self, name):
+        # a context that lacks a function's scalar form says so when the function is used
+        if name.startswith("_") and name[1:] in _FUNCTION_NAMES:
+            def unavailable(*_):
+                raise self.unavailable_error(f"{name[1:]} is not available in the {self.name} context")
+
+            return unavailable
+        raise AttributeError(name)
 
     # the remaining functions of FUNCTIONS, each the scalar method ``_NAME``
     def exp(self, x):
