@@ -87,3 +87,33 @@ def test_ratio_approaches_one_near_a_violation(relation):
     result = run_check(claim.checks()[0], SearchConfig(seed=1, budget=3000))
     assert result.verdict.value == "survived"
     assert result.stats.max_ratio == pytest.approx(float(1 / (1 + c)), rel=1e-9)
+
+
+@pytest.mark.parametrize("relation", [">=", ">"])
+def test_panel_rows_carry_the_claims_own_sides(relation):
+    """The terminal panel (and the markdown report) put each side's value on its own label."""
+    from rich.console import Console
+
+    from verifier.reporters.text import render_result
+
+    claim = polynomial_claim(relation, seed=3)
+    result = run_check(claim.checks()[0], CONFIG)
+    cx = result.counterexample
+    console = Console(width=200, record=True, file=open("/dev/null", "w"))
+    console.print(render_result(result, claim))
+    panel = console.export_text()
+    lhs_row = next(line for line in panel.splitlines() if "lhs  x^2" in line)
+    rhs_row = next(line for line in panel.splitlines() if "rhs  x - c" in line)
+    x = parse_exact(cx.vars["x"])
+    lhs, rhs = sides_at(claim, x, 60)
+    assert mpmath.mpf(lhs_row.split()[-2 if lhs_row.split()[-1] == "│" else -1]) == pytest.approx(float(lhs), rel=1e-12)
+    assert mpmath.mpf(rhs_row.split()[-2 if rhs_row.split()[-1] == "│" else -1]) == pytest.approx(float(rhs), rel=1e-12)
+
+
+def test_survived_geq_row_names_its_ratio():
+    from verifier.claims import Claim, Part, Scalar
+    from verifier.reporters.text import evidence
+
+    claim = Claim("r", "ratio", "ratio", (Scalar("x", lo=0, hi=1),), (), (Part("main", lambda ctx, v: 2, lambda ctx, v: v.x, relation=">="),))
+    result = run_check(claim.checks()[0], SearchConfig(seed=0, budget=2000))
+    assert result.verdict.value == "survived" and "max rhs/lhs 0.5" in evidence(result)
