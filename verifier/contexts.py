@@ -80,6 +80,13 @@ class Bound(float):
 
     __str__ = __repr__
 
+    @property
+    def plain(self) -> int | float | str:
+        """For JSON: an int or a float when one holds the value exactly, else ``"1/10"``."""
+        if self.exact.denominator == 1:
+            return int(self.exact)
+        return float(self.exact) if Fraction(float(self.exact)) == self.exact else str(self.exact)
+
     def as_integer_ratio(self) -> tuple[int, int]:
         return self.exact.numerator, self.exact.denominator
 

@@ -92,6 +92,7 @@ def test_bounds_mean_the_value_written(bound):
     assert Fraction(var.lo) == Fraction(1, 10) and to_fraction(var.lo) == Fraction(1, 10)
     assert float(var.lo) <= Fraction(1, 10) and float(var.lo) == pytest.approx(0.1, rel=1e-15)  # rounded outward
     assert f"{var.lo:g}" == "0.1" and repr(var.lo) == "0.1"
+    assert var.lo.plain == "1/10" and var.hi.plain == "7/10" and Scalar("y", lo=0, hi=0.5).hi.plain == 0.5
 
 
 def test_a_bad_bound_is_named():
