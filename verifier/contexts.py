@@ -405,8 +405,15 @@ class Numbers(np.ndarray):
     def __array_finalize__(self, obj):
         self.context = getattr(obj, "context", None)
 
+    def __reduce__(self):
+        # pickled (to a worker process) as a plain object array; Values wraps it again
+        return self.view(np.ndarray).__reduce__()
+
     def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
         ctx = self.context
+        if ctx is None:  # a view numpy made without finalising: plain object arithmetic
+            plain = [x.view(np.ndarray) if isinstance(x, Numbers) else x for x in inputs]
+            return getattr(ufunc, method)(*plain, **({"out": out} if out is not None else {}), **kwargs)
         if ufunc is np.power and method == "__call__" and isinstance(inputs[1], (int, np.integer, Fraction)) and out is None:
             return ctx.power(inputs[0], inputs[1])  # ``x ** 2`` keeps its int exponent; ``x ** Fraction(1, 2)`` is a root
         args = [ctx.lift(x) for x in inputs]
