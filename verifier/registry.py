@@ -134,11 +134,17 @@ class Registry:
     def get(self, claim_id: str) -> Claim:
         """A claim by short id (when unique) or by ``paper:id``."""
         paper, sep, rest = claim_id.partition(":")
-        if sep and paper.strip() in self.papers:
-            key = (paper.strip(), normalise(rest))
+        paper = paper.strip()
+        pack = next((p for p in self.packs if p.name == paper and p.claims), None)
+        if sep and paper not in self.papers and pack is not None:  # the pack's name as prefix
+            papers = {c.paper for c in pack.claims}
+            if len(papers) == 1:
+                paper = papers.pop()
+        if sep and paper in self.papers:
+            key = (paper, normalise(rest))
             if key in self._claims:
                 return self._claims[key]
-            raise UnknownClaimError(claim_id, self.closest(rest, paper=paper.strip()))
+            raise UnknownClaimError(claim_id, self.closest(rest, paper=paper))
         key = normalise(claim_id)
         matches = [c for (_, k), c in self._claims.items() if k == key]
         if len(matches) == 1:
@@ -146,7 +152,7 @@ class Registry:
         if matches:
             raise AmbiguousClaimError(claim_id, sorted(qualified_id(c) for c in matches))
         if sep and self.papers:
-            raise ClaimLookupError(f"unknown paper {paper.strip()!r} in {claim_id!r}; papers: {', '.join(self.papers)}")
+            raise ClaimLookupError(f"unknown paper {paper!r} in {claim_id!r}; papers: {', '.join(self.papers)}")
         raise UnknownClaimError(claim_id, self.closest(claim_id))
 
     def find(self, paper: str, claim_id: str) -> Claim:
