@@ -239,7 +239,7 @@ def _load_module_pack(name: str, module_name: str):
     """An importable package (an installed pack): the package and every module under it."""
     try:
         package = importlib.import_module(module_name)
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # an author's module may do anything at import
         return name, module_name, ((), [PackError(name, module_name, _problem(exc))])
     return name, module_name, _collect(name, package, lambda m: m)
 
@@ -268,7 +268,7 @@ def _load_path_pack(name: str, path: Path):
         try:
             if spec.loader is not None:
                 spec.loader.exec_module(module)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:
             del sys.modules[private]
             return name, str(path), ((), [PackError(name, display(private), _problem(exc))])
     return name, str(path), _collect(name, module, display)
@@ -291,7 +291,7 @@ def _collect(name: str, package: types.ModuleType, display: Callable[[str], str]
         for info in pkgutil.iter_modules(getattr(pkg, "__path__", None) or [], prefix=pkg.__name__ + "."):
             try:
                 module = importlib.import_module(info.name)
-            except Exception as exc:
+            except (Exception, SystemExit) as exc:
                 errors.append(PackError(name, display(info.name), _problem(exc)))
                 continue
             if info.ispkg:
