@@ -84,11 +84,13 @@ def _project(config):
 def _registry(config):
     """The packs of ``--pack``, else the project's, else every installed one; a pack that fails is a usage error."""
     from .config import project_registry
+    from .registry import lock_key_clash
 
     if not hasattr(config, "_claims_registry"):
         registry = project_registry(config.getoption("claims_packs"), _project(config))
-        if registry.errors:
-            raise pytest.UsageError("--claims: " + "; ".join(map(str, registry.errors)))
+        problems = [str(e) for e in registry.errors] + [p for p in [lock_key_clash(registry)] if p]
+        if problems:
+            raise pytest.UsageError("--claims: " + "; ".join(problems))
         config._claims_registry = registry
     return config._claims_registry
 

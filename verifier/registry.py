@@ -179,6 +179,21 @@ class Registry:
         return _registry([_load_module_pack(package_name, package_name)])
 
 
+def lock_key_clash(claims: Iterable[Claim]) -> str | None:
+    """Why these claims cannot share one lockfile, or None.
+
+    A lockfile names a check by (claim, part, reading), so two papers' claims with one id
+    would be read as one check.
+    """
+    papers: dict[str, str] = {}
+    for c in claims:
+        other = papers.setdefault(normalise(c.id), c.paper)
+        if other != c.paper:
+            return (f"claim id {c.id!r} is in papers {other} and {c.paper}; one lockfile holds one claim per id: "
+                    f"lock the packs apart (--pack PACK --lock FILE for each)")
+    return None
+
+
 # ---------------------------------------------------------------------------- loading packs
 def installed_pack_names() -> list[str]:
     return sorted({ep.name for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)})

@@ -218,3 +218,29 @@ def test_installed_pack_is_found_through_the_entry_point(workdir, monkeypatch):
     assert verify("lock", "--budget", BUDGET, "--jobs", 1).exit_code == 0
     assert verify("check", "--jobs", 1).exit_code == 0
     assert verify("report", "--jobs", 1).exit_code == 0
+
+
+def test_one_lock_refuses_two_papers_sharing_an_id(workdir):
+    write_package_pack(workdir, "first", "first-paper", 1)
+    write_package_pack(workdir, "second", "second-paper", 2)
+    r = verify("lock", "--pack", "first", "--pack", "second", "--budget", 100)
+    assert r.exit_code == 2 and "claim id '1' is in papers first-paper and second-paper" in r.stderr
+    assert not (workdir / "claims.lock").exists()
+    assert verify("lock", "--pack", "first", "--lock", "first.lock", "--budget", BUDGET, "--jobs", 1).exit_code == 0
+    assert verify("lock", "--pack", "second", "--lock", "second.lock", "--budget", BUDGET, "--jobs", 1).exit_code == 0
+    assert verify("check", "--pack", "second", "--lock", "second.lock", "--jobs", 1).exit_code == 0
+    r = pytest_in(workdir, "--claims", "--pack", "first", "--pack", "second", "--claims-lock", "first.lock")
+    assert r.returncode == 4 and "is in papers first-paper and second-paper" in r.stderr
+
+
+def test_replay_finds_the_claim_in_the_paper_the_file_names(workdir):
+    write_package_pack(workdir, "first", "first-paper", 0)  # c = 7/4
+    write_package_pack(workdir, "second", "second-paper", 3)  # c = 5/4: replayed against the other, rhs would differ
+    r = verify("lemma", "second-paper:1", "--pack", "first", "--pack", "second", "--budget", BUDGET, "--save")
+    assert r.exit_code == 1, r.output
+    [stored] = (workdir / "counterexamples" / "second-paper" / "1").glob("*.json")
+    r = verify("replay", stored, "--pack", "first", "--pack", "second", "--json")
+    assert r.exit_code == 1 and json.loads(r.stdout)["values_match"] is True
+    # the same id in first-paper is a different claim: with only that pack the file names no known claim
+    r = verify("replay", stored, "--pack", "first")
+    assert r.exit_code == 2 and "Traceback" not in r.output

@@ -10,6 +10,7 @@ import click
 from .. import lock as lockfile
 from ..engine import QUICK
 from ..lock import LOCK_NAME, LockedSearch, LockFileError
+from ..registry import lock_key_clash
 from ..regression import default_jobs, make_lock, run_regression
 from ..reporters import check_report, junit
 from ..reporters.progress import DelayedProgress
@@ -38,7 +39,11 @@ def selected_claims(claim_ids=()):
 
 
 def all_checks(claims=None):
-    return [ch for c in (registry() if claims is None else claims) for ch in c.checks()]
+    claims = list(registry() if claims is None else claims)
+    clash = lock_key_clash(claims)
+    if clash:
+        raise UsageFailure(clash)
+    return [ch for c in claims for ch in c.checks()]
 
 
 def find_claim(paper, cid):
