@@ -10,7 +10,7 @@ from ..engine import SearchConfig
 from ..prove import METHODS, BoundedDomainError, DomainError, MethodError, make_domain, parse_boxes, parse_dims, prove
 from ..reporters import formal_report
 from ..tighten import NotTightenable, tighten
-from . import UsageFailure, err_console, get_claim, main, select_checks
+from . import UsageFailure, err_console, get_claim, main, pack_option, select_checks
 
 
 def _emit(as_json, items, dumps, show, claim):
@@ -23,6 +23,7 @@ def _emit(as_json, items, dumps, show, claim):
 
 
 @main.command("tighten")
+@pack_option
 @click.argument("claim_id")
 @click.option("--reading", default=None, help="One reading only (default: every reading).")
 @click.option("--part", default=None, help="One part only.")
@@ -47,6 +48,7 @@ def tighten_cmd(claim_id, reading, part, seed, budget, time_limit, rounds, dps, 
 
 
 @main.command("prove")
+@pack_option
 @click.argument("claim_id")
 @click.option("--dims", "dims_text", default="", help="Fixed dimensions, e.g. n=3,d=2 (every dimension of the claim).")
 @click.option("--box", "boxes", multiple=True, help="LO:HI for every free variable, or NAME=LO:HI for one (repeatable).")

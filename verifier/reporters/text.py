@@ -187,8 +187,8 @@ def print_claim(console: Console, claim: Claim) -> None:
         console.print(Text(claim.derivation, style="dim"))
 
 
-def print_claim_list(console: Console, claims: Iterable[Claim]) -> None:
-    table = Table(title="claims")
+def print_claim_list(console: Console, claims: Iterable[Claim], title: str = "claims") -> None:
+    table = Table(title=title)
     for col in ("id", "kind", "title", "parts", "readings"):
         table.add_column(col)
     for c in claims:
