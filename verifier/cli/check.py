@@ -10,15 +10,15 @@ import click
 from .. import lock as lockfile
 from ..engine import QUICK
 from ..lock import LOCK_NAME, LockedSearch, LockFileError
-from ..regression import default_jobs, make_lock, run_regression
+from ..regression import make_lock, run_regression
 from ..reporters import check_report, junit
 from ..reporters.progress import DelayedProgress
 from ..results import RunResult, Verdict
 from ..store import CounterexampleStore, write_atomic
 from . import UsageFailure, _save_counterexamples, err_console, get_claim, main, registry
+from . import jobs_option as shared_jobs_option
 
-jobs_option = click.option("--jobs", type=click.IntRange(min=1), default=default_jobs, show_default="the CPUs available",
-                           help="Searches run in parallel (results do not depend on it).")
+jobs_option = shared_jobs_option(default=0)
 lock_option = click.option("--lock", "lock_path", type=click.Path(dir_okay=False, path_type=Path), default=Path(LOCK_NAME),
                            show_default=True, help="The lockfile (counterexample paths in it are relative to its folder).")
 

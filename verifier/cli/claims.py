@@ -10,7 +10,7 @@ import click
 
 from ..reporters import json_report, replay_report, text
 from ..store import replay as replay_file
-from . import _config, select_checks, _run_and_report, err_console, get_claim, main, registry, search_options
+from . import _config, select_checks, _run_and_report, err_console, get_claim, main, out_console, registry, search_options
 
 
 @main.command("lemma")
@@ -18,11 +18,11 @@ from . import _config, select_checks, _run_and_report, err_console, get_claim, m
 @click.option("--reading", default=None, help="Run one reading only (default: every reading).")
 @click.option("--part", default=None, help="Run one part only.")
 @search_options
-def lemma_cmd(claim_id, reading, part, seed, budget, time_limit, dps, no_shrink, jobs, save, store_dir, as_json):
+def lemma_cmd(claim_id, reading, part, seed, budget, time_limit, dps, no_shrink, jobs, save, force, store_dir, as_json):
     """Search one claim (any id: 4.1, 3.3, B.2, ...) for a certified counterexample."""
     claim = get_claim(claim_id)
     checks = select_checks(claim, reading, part)
-    run = _run_and_report([(claim, checks)], _config(seed, budget, time_limit, dps, no_shrink, jobs), save, store_dir, as_json)
+    run = _run_and_report([(claim, checks)], _config(seed, budget, time_limit, dps, no_shrink, jobs), save, store_dir, as_json, force)
     sys.exit(run.exit_code)
 
 
@@ -34,7 +34,7 @@ def list_cmd(as_json):
     if as_json:
         click.echo(json.dumps([json_report.claim_to_dict(c) for c in claims], indent=2, ensure_ascii=False))
     else:
-        text.print_claim_list(err_console(), claims)
+        text.print_claim_list(out_console(), claims)
 
 
 @main.command("show")
@@ -46,7 +46,7 @@ def show_cmd(claim_id, as_json):
     if as_json:
         click.echo(json.dumps(json_report.claim_to_dict(claim), indent=2, ensure_ascii=False))
     else:
-        text.print_claim(err_console(), claim)
+        text.print_claim(out_console(), claim)
 
 
 @main.command("replay")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from rich.console import Console
+from rich.text import Text
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 
@@ -41,6 +42,48 @@ class DelayedProgress:
         return callback
 
     def close(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+            self._progress = None
+
+
+class StreamingRows:
+    """Rows printed as checks finish; on a terminal, an overall bar (checks done / total, elapsed) below them.
+
+    Off a terminal (a pipe, a CI log) each row is written whole on one line, never wrapped at
+    the 80 columns a console assumes there, and flushed at once so a log shows it as it comes.
+    """
+
+    def __init__(self, console: Console, total: int, header: str):
+        self.console = console
+        self.total = total
+        self.header = header
+        self._progress: Progress | None = None
+        self._task = None
+
+    def __enter__(self):
+        if self.console.is_terminal:
+            self.console.print(Text(self.header, style="bold"), no_wrap=True, overflow="ellipsis", crop=True)
+            self._progress = Progress(TextColumn("checks"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                      console=self.console, transient=True)
+            self._progress.start()
+            self._task = self._progress.add_task("checks", total=self.total)
+        else:
+            self._plain(self.header)
+        return self
+
+    def add(self, row: Text) -> None:
+        if self._progress is not None:
+            self._progress.console.print(row, no_wrap=True, overflow="ellipsis", crop=True)
+            self._progress.advance(self._task)
+        else:
+            self._plain(row.plain)
+
+    def _plain(self, line: str) -> None:
+        self.console.file.write(line + "\n")
+        self.console.file.flush()
+
+    def __exit__(self, *exc):
         if self._progress is not None:
             self._progress.stop()
             self._progress = None

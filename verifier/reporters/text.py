@@ -188,6 +188,12 @@ def print_claim(console: Console, claim: Claim) -> None:
 
 
 def print_claim_list(console: Console, claims: Iterable[Claim]) -> None:
+    """A table on a terminal; elsewhere one tab-separated line per claim, for grep and cut."""
+    if not console.is_terminal:
+        for c in claims:
+            console.file.write("\t".join((c.id, c.kind, c.title, ", ".join(p.name for p in c.parts),
+                                          ", ".join(r.name for r in c.readings))) + "\n")
+        return
     table = Table(title="claims")
     for col in ("id", "kind", "title", "parts", "readings"):
         table.add_column(col)
@@ -265,11 +271,35 @@ def print_summary_table(console: Console, results: Iterable[CheckResult]) -> Non
             _count(r.stats.evaluations), f"{r.seconds:.1f}s",
         )
     console.print(table)
+    print_summary_counts(console, results)
+
+
+def print_summary_counts(console: Console, results: Iterable[CheckResult]) -> None:
+    results = list(results)
     counts: dict[str, int] = {}
     for r in results:
         counts[STYLE[r.verdict][0]] = counts.get(STYLE[r.verdict][0], 0) + 1
     total = sum(r.seconds for r in results)
-    console.print(f"{len(results)} checks: " + ", ".join(f"{n} {v.lower()}" for v, n in counts.items()) + f"; {total:.1f} s")
+    console.print(f"{len(results)} checks: " + ", ".join(f"{n} {v.lower()}" for v, n in counts.items()) + f"; {total:.1f} s", soft_wrap=True)
+
+
+# The streamed audit (``verify all``): one line per check, fixed columns, the long evidence last.
+_ROW_WIDTHS = (("check", 24), ("verdict", 15), ("method", 9), ("evals", 6), ("time", 7))
+
+
+def summary_header() -> str:
+    return "  ".join(name.ljust(w) if name not in ("evals", "time") else name.rjust(w) for name, w in _ROW_WIDTHS) + "  lhs vs rhs / closest"
+
+
+def summary_row(r: CheckResult) -> Text:
+    """One check as one line: a pipe or CI log gets it whole; a terminal may crop the end."""
+    (_, w_check), (_, w_verdict), (_, w_method), (_, w_evals), (_, w_time) = _ROW_WIDTHS
+    label, style = STYLE[r.verdict]
+    row = Text(check_name(r).ljust(w_check) + "  ")
+    row.append(label.ljust(w_verdict), style=style)
+    row.append("  " + ("-" if r.method == "none" else r.method).ljust(w_method) + "  " + _count(r.stats.evaluations).rjust(w_evals)
+               + "  " + f"{r.seconds:.1f}s".rjust(w_time) + "  " + evidence(r, "; "))
+    return row
 
 
 def _count(n: int) -> str:
