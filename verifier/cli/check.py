@@ -118,7 +118,7 @@ def check_cmd(lock_path, junit_file, as_json, save, store_dir, jobs, claim_ids):
     """
     reg = regression(lock_path, as_json, jobs, selected_claims(claim_ids) if claim_ids else None)
     if junit_file is not None:
-        write_atomic(junit_file, junit.to_xml(reg))
+        write_atomic(junit_file, junit.to_xml(reg, {ch.key: ch for ch in all_checks()}))
     if save:
         found = tuple(o.result for o in reg.outcomes if o.result is not None and o.result.counterexample is not None)
         checks = {ch.key: ch for ch in all_checks()}
