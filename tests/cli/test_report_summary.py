@@ -36,3 +36,18 @@ def test_summary_rows_follow_the_lock(tmp_path):
     assert "| Lemma 4.1 | main | repaired | inconclusive | - |  |" in r.stdout
     assert r.stdout.count("| Lemma 4.1 |") == 3
     assert run_everything("report", "--summary", "--format", "latex").exit_code == 2
+
+
+def test_readme_sample_output_is_what_verify_lemma_4_1_prints(monkeypatch):
+    """The README's sample of `verify lemma 4.1` (heading and first panel), up to the time taken."""
+    import re
+
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## What `verify lemma 4.1` prints"):]
+    sample = section.split("```\n", 2)[1]
+    monkeypatch.setenv("COLUMNS", "80")
+    r = run_everything("lemma", "4.1")
+    assert r.exit_code == 1  # refuted, as the README says
+    def untimed(text):
+        return re.sub(r"\(\d+\.\d+ s\)", "(T s)", text)
+    assert untimed(sample) in untimed(r.stderr)
