@@ -55,7 +55,9 @@ def regression(lock_path: Path, quiet: bool, jobs: int = 1, claims=None):
     lock = read_lock(lock_path)
     if claims is not None:
         lock = lockfile.restricted(lock, {c.id for c in claims})
-    progress = DelayedProgress(err_console())
+    locked = lock.by_key()
+    searched = sum(1 for ch in all_checks(claims) if ch.key in locked and not locked[ch.key].counterexamples)
+    progress = DelayedProgress(err_console(), total=searched)
     try:
         return run_regression(lock, all_checks(claims), find_claim, None if quiet else progress.for_check, jobs)
     finally:

@@ -35,7 +35,7 @@ def report_cmd(fmt, output, summary, lock_path, jobs, claim_ids):
             raise UsageFailure("--summary is a markdown table: use it with --format markdown")
         _write(summary_table(summary_rows(claims, read_lock(lock_path))), output)
         return
-    reg = regression(lock_path, quiet=output is None, jobs=jobs, claims=claims if claim_ids else None)
+    reg = regression(lock_path, quiet=False, jobs=jobs, claims=claims if claim_ids else None)
     _write(REPORT_FORMATS[fmt](sections(claims, reg), reg), output)
     check_report.print_regression(err_console(), reg)
     sys.exit(reg.exit_code)
