@@ -30,15 +30,16 @@ def _env(**extra):
     return env
 
 
-def test_rows_stream_in_a_terminal_with_an_overall_bar():
+def _in_pty(args, cwd=None):
+    """Run ``args`` with a terminal on stdin, stdout and stderr: (exit code, [(seconds, text shown)])."""
     master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-c", DRIVER], stdin=slave, stdout=slave, stderr=slave, env=_env(COLUMNS="120"))
+    proc = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=slave, cwd=cwd, env=_env(COLUMNS="120"))
     os.close(slave)
     chunks, start = [], time.monotonic()
     try:
         while True:
-            ready, _, _ = select.select([master], [], [], 60)
-            assert ready, "no output for 60 s"
+            ready, _, _ = select.select([master], [], [], 120)
+            assert ready, "no output for 120 s"
             try:
                 data = os.read(master, 65536)
             except OSError:  # the child closed the terminal
@@ -48,8 +49,13 @@ def test_rows_stream_in_a_terminal_with_an_overall_bar():
             chunks.append((time.monotonic() - start, data.decode(errors="replace")))
     finally:
         os.close(master)
-        proc.wait(timeout=60)
-    assert proc.returncode == 1  # Fact 3.3 (2) and (3) are refuted
+        proc.wait(timeout=120)
+    return proc.returncode, chunks
+
+
+def test_rows_stream_in_a_terminal_with_an_overall_bar():
+    code, chunks = _in_pty([sys.executable, "-c", DRIVER])
+    assert code == 1  # Fact 3.3 (2) and (3) are refuted
     text = "".join(c for _, c in chunks)
     assert f"/{N_CHECKS}" in text and "checks" in text  # the overall bar: done / total
     # the first row is on screen well before the last one: rows come as checks finish
@@ -71,34 +77,12 @@ def test_rows_in_a_pipe_are_whole_lines_at_any_width():
     assert "\x1b[" not in proc.stderr  # no escape codes in a log
 
 
-def _in_pty(args, cwd):
-    """Run ``args`` with a terminal on stdin, stdout and stderr; returns (exit code, everything shown)."""
-    master, slave = pty.openpty()
-    proc = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=slave, cwd=cwd, env=_env(COLUMNS="120"))
-    os.close(slave)
-    out = []
-    try:
-        while True:
-            ready, _, _ = select.select([master], [], [], 120)
-            assert ready, "no output for 120 s"
-            try:
-                data = os.read(master, 65536)
-            except OSError:
-                break
-            if not data:
-                break
-            out.append(data.decode(errors="replace"))
-    finally:
-        os.close(master)
-        proc.wait(timeout=120)
-    return proc.returncode, "".join(out)
-
-
 def test_check_shows_progress_over_the_checks_it_searches():
     from .lock_project import ROOT
 
     # Lemma 4.2's four `intended` parts survive: each is searched afresh, about a second apiece
-    code, shown = _in_pty([sys.executable, "-m", "verifier", "check", "--claim", "4.2", "-j", "1"], ROOT)
+    code, chunks = _in_pty([sys.executable, "-m", "verifier", "check", "--claim", "4.2", "-j", "1"], ROOT)
+    shown = "".join(c for _, c in chunks)
     assert code == 0, shown
     assert "checks searched" in shown and "/4" in shown
 
@@ -106,7 +90,8 @@ def test_check_shows_progress_over_the_checks_it_searches():
 def test_prove_shows_a_spinner_while_the_solver_runs():
     from .lock_project import ROOT
 
-    code, shown = _in_pty([sys.executable, "-m", "verifier", "prove", "B.2", "--dims", "n=2", "--box", "a=-5:5",
+    code, chunks = _in_pty([sys.executable, "-m", "verifier", "prove", "B.2", "--dims", "n=2", "--box", "a=-5:5",
                            "--box", "eps=0.01:2", "--time", "3"], ROOT)
+    shown = "".join(c for _, c in chunks)
     assert code == 0 and "INCONCLUSIVE" in shown  # 3 s are not enough for a proof here
     assert "proving B.2 (limit 3 s)" in shown and "0:00:02" in shown  # the elapsed time moved while z3 or the boxes ran
