@@ -95,3 +95,14 @@ def test_prove_shows_a_spinner_while_the_solver_runs():
     shown = "".join(c for _, c in chunks)
     assert code == 0 and "INCONCLUSIVE" in shown  # 3 s are not enough for a proof here
     assert "proving B.2 (limit 3 s)" in shown and "0:00:02" in shown  # the elapsed time moved while z3 or the boxes ran
+
+
+def test_a_pipe_without_columns_keeps_fifty_digit_values_whole():
+    from .lock_project import ROOT
+
+    path = "counterexamples/alman-song-2025/5.1/main-as-printed-seed0.json"
+    lhs = __import__("json").loads((ROOT / path).read_text())["lhs"]
+    proc = subprocess.run([sys.executable, "-m", "verifier", "replay", path], cwd=ROOT, capture_output=True, text=True,
+                          env=_env(), timeout=120)
+    assert proc.returncode == 1 and len(lhs) >= 50
+    assert lhs in proc.stderr  # on one line, not folded at 80 columns

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 from pathlib import Path
 
 import click
@@ -45,8 +46,6 @@ class VerifyGroup(click.Group):
         except CounterexampleFileError as exc:
             raise UsageFailure(str(exc)) from None
         except Exception as exc:  # pragma: no cover - last line of defence
-            import os
-
             if os.environ.get("VERIFY_DEBUG"):
                 raise
             raise UsageFailure(f"internal error: {type(exc).__name__}: {exc} (set VERIFY_DEBUG=1 for a traceback)") from None
@@ -58,8 +57,15 @@ def registry():
     return REGISTRY
 
 
+PIPE_WIDTH = 120  # a pipe or CI log is not 80 columns wide: 50-digit values and file names stay whole
+
+
 def err_console() -> Console:
-    return Console(stderr=True, highlight=False, soft_wrap=False)
+    """Human text on stderr; off a terminal at ``COLUMNS`` when set, else wider than rich's 80."""
+    console = Console(stderr=True, highlight=False, soft_wrap=False)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console.width = PIPE_WIDTH
+    return console
 
 
 def out_console() -> Console:
