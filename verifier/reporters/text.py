@@ -247,33 +247,6 @@ def evidence(r: CheckResult, sep: str = "\n") -> str:
     return sep.join(lines)
 
 
-def print_summary_table(console: Console, results: Iterable[CheckResult]) -> None:
-    """One row per (claim, part, reading): the audit of a whole paper.
-
-    Fits an 80-column terminal (and pipes, which rich renders at 80 columns): no vertical
-    rules, the check named in one column, the evidence on two short lines.
-    """
-    from rich import box
-
-    results = list(results)
-    narrow = console.width < 110
-    table = Table(title="audit", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, show_edge=False, show_lines=narrow)
-    table.add_column("check", overflow="fold", min_width=14, max_width=18 if narrow else None)
-    table.add_column("verdict", overflow="fold")
-    table.add_column("method", no_wrap=True)
-    table.add_column("lhs vs rhs / closest", overflow="fold", min_width=24, max_width=24 if narrow else None)
-    table.add_column("evals", justify="right", no_wrap=True, min_width=5)
-    table.add_column("time", justify="right", no_wrap=True, min_width=5)
-    for r in results:
-        table.add_row(
-            Text(check_name(r)), verdict_text(r.verdict), "-" if r.method == "none" else r.method,
-            Text(evidence(r, "\n" if narrow else "; ")),
-            _count(r.stats.evaluations), f"{r.seconds:.1f}s",
-        )
-    console.print(table)
-    print_summary_counts(console, results)
-
-
 def print_summary_counts(console: Console, results: Iterable[CheckResult]) -> None:
     results = list(results)
     counts: dict[str, int] = {}
