@@ -70,3 +70,18 @@ def test_the_pdf_shows_statements_and_commands_as_typed(compiled):
     # Lemma 5.1 as printed: both 26-digit denominators are there in full
     flat_digits = re.sub(r"\s", "", text)
     assert "38685626227668133590597632" in flat_digits and "773712524553362671" in flat_digits
+
+
+def test_replay_snippet_of_an_85_digit_value_compiles_within_the_margins(tmp_path):
+    """`verify replay --format latex` pasted into a plain amsmath document (Lemma 5.2's eps has 85 digits)."""
+    _need("pdflatex")
+    r = run_everything("replay", ROOT / "counterexamples/alman-song-2025/5.2/main-as-printed-seed0.json", "--format", "latex")
+    assert r.exit_code == 1
+    (tmp_path / "snippet.tex").write_text("\\documentclass{article}\n\\usepackage{amsmath}\n\\begin{document}\n"
+                                          + r.stdout + "\\end{document}\n")
+    proc = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "snippet.tex"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    log = (tmp_path / "snippet.log").read_text(errors="replace")
+    assert proc.returncode == 0, log[-2000:]
+    widths = [float(w) for w in re.findall(r"Overfull \\hbox \(([\d.]+)pt too wide\)", log)]
+    assert all(w <= OVERFULL_LIMIT_PT for w in widths), widths

@@ -75,7 +75,9 @@ def breakable_digits(digits: str) -> str:
 def inline_number(value) -> str:
     """A number for running text: long digit runs may break across lines; fractions stay on the line as a/b."""
     text = str(value).strip()
-    return re.sub(r"\d+", lambda m: breakable_digits(m.group(0)), text)
+    m = re.fullmatch(r"([+-]?[\d.]+)[eE]([+-]?\d+)", text)
+    mantissa, power = (m.group(1), rf" \cdot 10^{{{int(m.group(2))}}}") if m else (text, "")
+    return re.sub(r"\d+", lambda d: breakable_digits(d.group(0)), mantissa) + power
 
 
 def tex_name(name: str) -> str:
@@ -175,19 +177,24 @@ def replay_snippet(r: Replay, in_document: bool = False) -> str:
         f"% {replay_command(r.path)}  ({status})",
         rf"\paragraph{{Counterexample to {escape(claim.kind.capitalize())} {escape(claim.id)} "
         rf"(part {escape(check.part.name)}, reading {escape(check.reading.name)}).}}",
+        # ragged right: a line of one long number or path has no space to stretch, so justifying it fails
+        r"\begingroup\raggedright",
         escape(check.part.statement or claim.statement) + r"\par",
     ]
     if in_document:
         lines += counterexample_block(doc["vars"], doc["dims"])
     else:
-        rows = [f"{tex_name(k)} = {tex_value(v)}" for k, v in doc["vars"].items()]
+        # a display cannot break a line: long exact scalars go below it, in running text
+        long = {k for k, v in doc["vars"].items() if not isinstance(v, list) and len(str(v)) > _LONG_SCALAR}
+        rows = [f"{tex_name(k)} = {tex_value(v)}" for k, v in doc["vars"].items() if k not in long]
         if doc["dims"]:
             rows.insert(0, tex_dims(doc["dims"]))
         lines += [r"\begin{gather*}", "  " + " \\\\\n  ".join(rows), r"\end{gather*}"]
+        lines += [rf"\noindent${tex_name(k)} = {inline_number(doc['vars'][k])}$\par" for k in doc["vars"] if k in long]
     lines += [r"\begin{itemize}", *_value_items(check, r.lhs, r.rhs, r.margin),
               rf"  \item certificate: {escape(r.certificate.detail or r.certificate.status)}",
               r"\end{itemize}",
-              rf"Replay: {tt(replay_command(r.path))}"]
+              rf"Replay: {tt(replay_command(r.path))}\par", r"\endgroup"]
     return "\n".join(lines) + "\n"
 
 
