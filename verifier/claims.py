@@ -15,6 +15,7 @@ arbitrary precision, exactly, and in ball arithmetic.
 from __future__ import annotations
 
 import dataclasses
+from fractions import Fraction
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Callable, Mapping

@@ -867,28 +867,32 @@ def _stats(search: _Search) -> SearchStats:
     )
 
 
-def run_checks(checks, config: SearchConfig, progress_factory=None):
+def run_checks(checks, config: SearchConfig, progress_factory=None, on_result=None):
     """Run every check.  With ``jobs`` > 1 whole checks run side by side in worker processes
-    (each exactly as with one job); a single check splits its chunks across the workers."""
+    (each exactly as with one job); a single check splits its chunks across the workers.
+    ``on_result`` sees each result as soon as it is there, in the order of ``checks``."""
     from .results import RunResult
 
     checks = list(checks)
+    results = []
     with make_executor(config.jobs) as ex:
         if ex.jobs > 1 and len(checks) > 1:
             serial = dataclasses.replace(config, jobs=1)
             refs = [ex.ref(ch) for ch in checks]
-            results = []
             for check, r in zip(checks, ex.imap(_run_whole_check, [(ref, serial) for ref in refs])):
                 if progress_factory:
                     progress = progress_factory(check)
                     if progress:
                         progress(r.stats.evaluations, config.budget)
                 results.append(r)
+                if on_result:
+                    on_result(r)
             return RunResult(tuple(results))
-        results = []
         for check in checks:
             progress = progress_factory(check) if progress_factory else None
             results.append(run_check(check, config, progress, ex))
+            if on_result:
+                on_result(results[-1])
     return RunResult(tuple(results))
 
 

@@ -66,7 +66,14 @@ class ClaimItem(pytest.Item):
         return super().repr_failure(excinfo)
 
     def reportinfo(self):
-        return self.path, None, f"claim {self.name}"
+        # the node id names the lockfile (so it reruns); the location names the claim's module
+        from .reporters.junit import claim_location
+
+        where = claim_location(self.check) if self.check is not None else None
+        if where is None:
+            return self.path, None, f"claim {self.name}"
+        return where[0], where[1] - 1, f"claim {self.name}"
+
 
 
 def _project(config):
@@ -107,10 +114,18 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "claims: a locked claim, part and reading (added by --claims)")
 
 
+def pytest_collect_file(file_path, parent):
+    """The lockfile named on the command line (``claims.lock::4.1 part main [as-printed]``, as printed) or met in a walk."""
+    config = parent.config
+    if config.getoption("claims") and file_path.resolve() == _lock_path(config).resolve():
+        return ClaimsLock.from_parent(parent, path=file_path)
+    return None
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session, config, items):
-    """Add the lock's items before keyword and marker selection sees the list."""
-    if not config.getoption("claims"):
+    """Add the lock's items before keyword and marker selection sees the list (unless collection found the lockfile)."""
+    if not config.getoption("claims") or any(isinstance(item, ClaimItem) for item in items):
         return
     path = _lock_path(config).resolve()
     if not path.exists():

@@ -161,7 +161,7 @@ def search_many(checks: list[Check], config: SearchConfig, jobs: int = 1, progre
     """``run_check`` on each check, in order; on ``jobs`` processes when more than one.
 
     Each search depends only on its check, seed and budget, so the results are the same
-    whatever the number of processes (the progress callback is only used by a serial run).
+    whatever the number of processes (in worker processes a search reports its progress once, at the end).
     """
     global _FORKED_CHECKS
     if jobs <= 1 or len(checks) < 2 or "fork" not in multiprocessing.get_all_start_methods():
@@ -169,7 +169,13 @@ def search_many(checks: list[Check], config: SearchConfig, jobs: int = 1, progre
     _FORKED_CHECKS = list(checks)
     try:
         with multiprocessing.get_context("fork").Pool(min(jobs, len(checks))) as pool:
-            return pool.map(_search_one, [(i, config) for i in range(len(checks))], chunksize=1)
+            results = []
+            for check, result in zip(checks, pool.imap(_search_one, [(i, config) for i in range(len(checks))], chunksize=1)):
+                done = progress_factory(check) if progress_factory else None
+                if done:  # a worker's search reports once, when it is over
+                    done(1, 1)
+                results.append(result)
+            return results
     finally:
         _FORKED_CHECKS = []
 

@@ -60,7 +60,7 @@ def to_document(cx: Counterexample, statement: str = "", note: str = "") -> dict
         "method": cx.method,
         "certificate": cx.certificate,
         "seed": cx.seed,
-        "found_by": asdict(cx.found_by) if cx.found_by else None,
+        "found_by": _found_by(cx),
         "shrunk": cx.shrunk,
     }
     if cx.derived:
@@ -68,6 +68,13 @@ def to_document(cx: Counterexample, statement: str = "", note: str = "") -> dict
     if note:
         doc["note"] = note
     return doc
+
+
+def _found_by(cx: Counterexample) -> dict | None:
+    # Files are under version control: a timing would change the file on every save of the same evidence.
+    if cx.found_by is None:
+        return None
+    return {k: v for k, v in asdict(cx.found_by).items() if k != "seconds"}
 
 
 def dumps_document(doc: dict) -> str:
@@ -108,10 +115,27 @@ class CounterexampleStore:
         name = name or default_name(cx)
         return self.root / (cx.paper or "unknown-paper") / cx.claim / f"{_safe(name)}.json"
 
-    def save(self, cx: Counterexample, statement: str = "", name: str | None = None, note: str = "") -> Path:
+    def save(self, cx: Counterexample, statement: str = "", name: str | None = None, note: str = "", force: bool = False) -> Path:
+        """Store ``cx`` and return its path.
+
+        Evidence stays put: a file that already holds a different counterexample (one a lockfile
+        may cite) is never replaced unless ``force``; the new one gets the next free name
+        (``...-seed0-2.json``).  Saving the same evidence again writes nothing and returns the
+        existing file.
+        """
+        text = dumps_document(to_document(cx, statement, note))
         path = self.path_for(cx, name)
-        write_atomic(path, dumps_document(to_document(cx, statement, note)))
-        return path
+        if force:
+            write_atomic(path, text)
+            return path
+        candidate, n = path, 1
+        while candidate.exists():
+            if _same_evidence(candidate, text):
+                return candidate
+            n += 1
+            candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
+        write_atomic(candidate, text)
+        return candidate
 
     def files(self, paper: str | None = None, claim: str | None = None) -> list[Path]:
         base = self.root
@@ -120,6 +144,22 @@ class CounterexampleStore:
             if claim:
                 base = base / claim
         return sorted(base.rglob("*.json")) if base.exists() else []
+
+
+def _same_evidence(path: Path, text: str) -> bool:
+    """Whether the file at ``path`` holds the document ``text``, up to the tool version and timings."""
+    def core(doc):
+        doc = dict(doc)
+        doc.pop("tool_version", None)
+        if isinstance(doc.get("found_by"), dict):
+            doc["found_by"] = {k: v for k, v in doc["found_by"].items() if k != "seconds"}
+        return doc
+
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(old, dict) and core(old) == core(json.loads(text))
 
 
 def default_name(cx: Counterexample) -> str:

@@ -136,6 +136,11 @@ def test_junit_one_case_per_check(project):
     assert [c.get("name") for c in failed] == ["4.1 part main [as-printed]"] and suite.get("failures") == "1"
     assert "reviewer.json" in failed[0].find("failure").get("message")
     assert all(float(c.get("time")) >= 0 for c in cases)
+    # a dot-free class per claim, and the claim's module with the line of the part
+    assert failed[0].get("classname") == "alman-song-2025 4_1" and all("." not in c.get("classname") for c in cases)
+    module = failed[0].get("file")  # relative to the working folder when inside it
+    lines = open(module).read().splitlines()
+    assert module.endswith("lemma_4_1.py") and "lhs=" in lines[int(failed[0].get("line")) - 1]
 
 
 # ------------------------------------------------------------------------------ bad input

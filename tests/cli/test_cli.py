@@ -131,9 +131,17 @@ def test_list_and_show():
     ids = [c["id"] for c in json.loads(r.stdout)]
     assert {"3.3", "4.1", "4.2", "B.2"} <= set(ids)
     r = run("show", "4.1")
-    assert r.exit_code == 0 and "Res" in r.stderr
+    assert r.exit_code == 0 and "Res" in r.stdout
     r = run("show", "4.1", "--json")
     assert json.loads(r.stdout)["notes"]
+
+
+def test_list_pipes_one_line_per_claim_to_stdout():
+    """`verify list | grep 4.1` finds the claim, on one line with its readings."""
+    r = run("list")
+    assert r.exit_code == 0 and r.stderr == ""
+    line = next(line for line in r.stdout.splitlines() if line.startswith("4.1\t"))
+    assert line.split("\t")[1] == "lemma" and "as-printed" in line and "repaired" in line
 
 
 def test_claim_that_raises_is_error_exit_2(monkeypatch):

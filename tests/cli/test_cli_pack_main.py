@@ -15,7 +15,7 @@ def test_equation_ids_resolve_however_they_are_written():
     for spelling in ("eq6", "Eq. (6)", "equation 6"):
         r = run("show", spelling)
         assert r.exit_code == 0, r.stderr
-        assert "Eq. (6)" in r.stderr
+        assert "Eq. (6)" in r.stdout
 
 
 def test_ill_posed_definition_exits_1_and_shows_both_minimisers(tmp_path):

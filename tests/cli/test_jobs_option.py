@@ -27,3 +27,12 @@ def test_jobs_do_not_change_the_report():
 def test_negative_jobs_is_a_usage_error():
     r = CliRunner().invoke(main, ["lemma", "4.1", "--jobs", "-1"])
     assert r.exit_code == 2 and "jobs" in r.stderr.lower()
+
+
+def test_jobs_is_spelled_the_same_on_every_command():
+    """-j and 0 (one per core) on every command that runs searches; a negative count is a usage error."""
+    for command in ("lemma", "all", "check", "lock", "report"):
+        text = CliRunner().invoke(main, [command, "--help"]).stdout
+        assert "-j, --jobs" in text and "0: one per core" in text, command
+        bad = CliRunner().invoke(main, [command, *(["4.1"] if command == "lemma" else []), "-j", "-1"])
+        assert bad.exit_code == 2 and "jobs" in bad.stderr.lower(), command

@@ -40,3 +40,13 @@ def test_edited_counterexample_fails_its_item(project):
 def test_missing_lock_is_a_usage_error(tmp_path):
     r = pytest_in(tmp_path, "--claims")
     assert r.returncode == 4 and "verify lock" in r.stderr
+
+
+def test_a_printed_node_id_reruns_that_item(project):
+    """What pytest prints for an item is what one pastes to run it again."""
+    node = "claims.lock::4.1 part main [as-printed]"
+    r = pytest_in(project, "--claims", node, "-vv")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "1 passed" in r.stdout and f"{node} PASSED" in r.stdout
+    r = pytest_in(project, "--claims", "-k", "4.1 and adversarial", "-vv")
+    assert r.returncode == 0 and "1 passed" in r.stdout and "4.1 part main [adversarial] PASSED" in r.stdout

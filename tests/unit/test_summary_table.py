@@ -1,11 +1,10 @@
-"""The audit table of `verify all` stays readable at 80 and 120 columns and in a pipe."""
+"""The audit rows of `verify all`: short names and evidence, one whole line per check in a pipe."""
 
 import io
 
-import pytest
 from rich.console import Console
 
-from verifier.reporters.text import check_name, evidence, print_summary_table
+from verifier.reporters.text import check_name, evidence
 from verifier.results import CheckResult, Counterexample, SearchStats, Verdict
 
 
@@ -33,13 +32,19 @@ def test_names_and_evidence_are_short():
     assert evidence(RESULTS[3]).endswith("lhs/rhs \u221e")
 
 
-@pytest.mark.parametrize("width", [80, 120])
-def test_table_fits_the_terminal(width):
+def test_rows_are_single_lines_with_every_column():
+    from verifier.reporters.progress import StreamingRows
+    from verifier.reporters.text import print_summary_counts, summary_header, summary_row
+
     out = io.StringIO()
-    print_summary_table(Console(file=out, width=width, force_terminal=False), RESULTS)
-    text = out.getvalue()
-    assert max(len(line) for line in text.splitlines()) <= width
-    assert "[midrange]" in text and "[rowwise-res]" in text  # brackets are text, not markup
-    assert "0.12875807 vs 0.12426112" in text
-    assert "4 checks: 2 refuted, 2 survived" in text
-    assert "time" in text and "1.8s" in text and "12k" in text  # no column dropped
+    console = Console(file=out, width=80, force_terminal=False)
+    with StreamingRows(console, len(RESULTS), summary_header()) as rows:
+        for r in RESULTS:
+            rows.add(summary_row(r))
+    print_summary_counts(console, RESULTS)
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 1 + len(RESULTS) + 1  # header, one line per check (never wrapped), counts
+    assert "[midrange]" in lines[1] and "[rowwise-res]" in lines[3]  # brackets are text, not markup
+    assert "0.12875807 vs 0.12426112; lhs/rhs 1.03619" in lines[1]
+    assert "1.8s" in lines[1] and "12k" in lines[1] and "time" in lines[0]  # no column dropped
+    assert lines[-1].startswith("4 checks: 2 refuted, 2 survived")

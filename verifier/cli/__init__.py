@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 from pathlib import Path
 
 import click
@@ -46,8 +47,6 @@ class VerifyGroup(click.Group):
         except CounterexampleFileError as exc:
             raise UsageFailure(str(exc)) from None
         except Exception as exc:  # pragma: no cover - last line of defence
-            import os
-
             if os.environ.get("VERIFY_DEBUG"):
                 raise
             raise UsageFailure(f"internal error: {type(exc).__name__}: {exc} (set VERIFY_DEBUG=1 for a traceback)") from None
@@ -88,8 +87,20 @@ def registry(allow_errors: bool = False) -> Registry:
     return reg
 
 
+PIPE_WIDTH = 120  # a pipe or CI log is not 80 columns wide: 50-digit values and file names stay whole
+
+
 def err_console() -> Console:
-    return Console(stderr=True, highlight=False, soft_wrap=False)
+    """Human text on stderr; off a terminal at ``COLUMNS`` when set, else wider than rich's 80."""
+    console = Console(stderr=True, highlight=False, soft_wrap=False)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console.width = PIPE_WIDTH
+    return console
+
+
+def out_console() -> Console:
+    """For listings a user may pipe (``verify list | grep 4.1``): stdout."""
+    return Console(highlight=False, soft_wrap=True)
 
 
 def get_claim(claim_id: str):
@@ -111,6 +122,18 @@ def select_checks(claim, reading, part):
     return checks
 
 
+def _resolve_jobs(ctx, param, value):
+    from ..regression import default_jobs
+
+    return default_jobs() if value == 0 else value
+
+
+def jobs_option(default: int):
+    """``--jobs N`` / ``-j N``, the same on every command: N worker processes, 0 one per core."""
+    return click.option("--jobs", "-j", type=click.IntRange(min=0), default=default, show_default=True if default else "one per core",
+                        callback=_resolve_jobs, help="Worker processes (0: one per core). The results do not depend on it.")
+
+
 def search_options(fn):
     params = inspect.signature(fn).parameters
     takes_jobs = "jobs" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
@@ -120,12 +143,15 @@ def search_options(fn):
     @click.option("--time", "time_limit", type=click.FloatRange(min=0, min_open=True), default=SearchConfig.time_limit, show_default=True, help="Time limit in seconds per part and reading.")
     @click.option("--dps", type=click.IntRange(min=15), default=SearchConfig.dps, show_default=True, help="Significant digits of the re-check.")
     @click.option("--no-shrink", is_flag=True, help="Keep the counterexample as found.")
-    @click.option("--jobs", "-j", type=click.IntRange(min=0), default=1, show_default=True, help="Worker processes (0: one per core). The result of a seed does not depend on it.")
-    @click.option("--save", is_flag=True, help="Store refuting counterexamples under --store.")
+    @jobs_option(default=1)
+    @click.option("--save", is_flag=True, help="Store refuting counterexamples under --store (an existing different file is kept; the new one gets a new name).")
+    @click.option("--force", is_flag=True, help="With --save: replace an existing file of the same name, even one claims.lock cites.")
     @click.option("--store", "store_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("counterexamples"), show_default=True)
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON list to stdout.")
     @functools.wraps(fn)
     def wrapper(**kw):
+        if kw["force"] and not kw["save"]:
+            raise UsageFailure("--force only applies with --save")
         if not takes_jobs:  # commands written before --jobs existed run with one job
             kw.pop("jobs", None)
         return fn(**kw)
@@ -137,7 +163,7 @@ def _config(seed, budget, time_limit, dps, no_shrink, jobs=1) -> SearchConfig:
     return SearchConfig(seed=seed, budget=budget, time_limit=time_limit, dps=dps, shrink=not no_shrink, jobs=jobs)
 
 
-def _run(checks, config, save, store_dir, as_json):
+def _run(checks, config, save, store_dir, as_json, force=False):
     """Run checks (progress bar on a terminal, none in JSON mode); store counterexamples if asked.
 
     Returns (run, saved paths, the console for human output); JSON is printed here.
@@ -148,15 +174,15 @@ def _run(checks, config, save, store_dir, as_json):
         run = run_checks(checks, config, None if as_json else progress.for_check)
     finally:
         progress.close()
-    saved = _save_counterexamples(run, checks, store_dir) if save else {}
+    saved = _save_counterexamples(run, checks, store_dir, force=force) if save else {}
     if as_json:
         click.echo(json_report.dumps_results(run.results, saved))
     return run, saved, console
 
 
-def _run_and_report(claims_checks, config, save, store_dir, as_json) -> RunResult:
+def _run_and_report(claims_checks, config, save, store_dir, as_json, force=False) -> RunResult:
     checks = [ch for _, chs in claims_checks for ch in chs]
-    run, saved, console = _run(checks, config, save, store_dir, as_json)
+    run, saved, console = _run(checks, config, save, store_dir, as_json, force)
     if not as_json:
         for claim, chs in claims_checks:
             keys = {c.key for c in chs}
@@ -164,15 +190,19 @@ def _run_and_report(claims_checks, config, save, store_dir, as_json) -> RunResul
     return run
 
 
-def _save_counterexamples(run: RunResult, checks, store_dir) -> dict:
-    """Store every refuting counterexample; returns {(claim, part, reading): path}."""
+def _save_counterexamples(run: RunResult, checks, store_dir, force: bool = False) -> dict:
+    """Store every refuting counterexample; returns {(claim, part, reading): path}.
+
+    Without ``force`` an existing file that differs is kept (a lockfile may cite it) and the
+    new counterexample gets the next free name.
+    """
     store = CounterexampleStore(store_dir)
     by_key = {ch.key: ch for ch in checks}
     saved = {}
     for r in run.results:
         if r.verdict in FAILING and r.counterexample is not None:
             check = by_key[(r.claim, r.part, r.reading)]
-            saved[(r.claim, r.part, r.reading)] = str(store.save(r.counterexample, statement=check.part.statement or check.claim.statement))
+            saved[(r.claim, r.part, r.reading)] = str(store.save(r.counterexample, statement=check.part.statement or check.claim.statement, force=force))
     return saved
 
 

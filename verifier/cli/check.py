@@ -11,17 +11,17 @@ from .. import lock as lockfile
 from ..engine import QUICK
 from ..lock import LOCK_NAME, LockedSearch, LockFileError
 from ..registry import lock_key_clash
-from ..regression import default_jobs, make_lock, run_regression
+from ..regression import make_lock, run_regression
 from ..reporters import check_report, junit
 from ..reporters.progress import DelayedProgress
 from ..results import RunResult, Verdict
 from ..store import CounterexampleStore, write_atomic
 from . import UsageFailure, _save_counterexamples, err_console, get_claim, main, pack_option, registry
+from . import jobs_option as shared_jobs_option
 
 LOCK_TIME_LIMIT = 30.0  # a safety cap well above what the CI budget needs, so the budget decides
 
-jobs_option = click.option("--jobs", type=click.IntRange(min=1), default=default_jobs, show_default="the CPUs available",
-                           help="Searches run in parallel (results do not depend on it).")
+jobs_option = shared_jobs_option(default=0)
 lock_option = click.option("--lock", "lock_path", type=click.Path(dir_okay=False, path_type=Path), default=Path(LOCK_NAME),
                            show_default=True, help="The lockfile (counterexample paths in it are relative to its folder).")
 
@@ -62,7 +62,9 @@ def regression(lock_path: Path, quiet: bool, jobs: int = 1, claims=None):
     lock = read_lock(lock_path)
     if claims is not None:
         lock = lockfile.restricted(lock, {c.id for c in claims})
-    progress = DelayedProgress(err_console())
+    locked = lock.by_key()
+    searched = sum(1 for ch in all_checks(claims) if ch.key in locked and not locked[ch.key].counterexamples)
+    progress = DelayedProgress(err_console(), total=searched)
     try:
         return run_regression(lock, all_checks(claims), find_claim, None if quiet else progress.for_check, jobs)
     finally:
@@ -135,7 +137,7 @@ def check_cmd(lock_path, junit_file, as_json, save, store_dir, jobs, claim_ids):
     """
     reg = regression(lock_path, as_json, jobs, selected_claims(claim_ids) if claim_ids else None)
     if junit_file is not None:
-        write_atomic(junit_file, junit.to_xml(reg))
+        write_atomic(junit_file, junit.to_xml(reg, {ch.key: ch for ch in all_checks()}))
     if save:
         found = tuple(o.result for o in reg.outcomes if o.result is not None and o.result.counterexample is not None)
         checks = {ch.key: ch for ch in all_checks()}

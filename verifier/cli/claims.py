@@ -10,7 +10,7 @@ import click
 
 from ..reporters import json_report, replay_report, text
 from ..store import replay as replay_file
-from . import _config, select_checks, _run_and_report, err_console, get_claim, main, pack_option, registry, search_options
+from . import _config, select_checks, _run_and_report, err_console, get_claim, main, out_console, pack_option, registry, search_options
 
 
 @main.command("lemma")
@@ -19,11 +19,11 @@ from . import _config, select_checks, _run_and_report, err_console, get_claim, m
 @click.option("--reading", default=None, help="Run one reading only (default: every reading).")
 @click.option("--part", default=None, help="Run one part only.")
 @search_options
-def lemma_cmd(claim_id, reading, part, seed, budget, time_limit, dps, no_shrink, jobs, save, store_dir, as_json):
+def lemma_cmd(claim_id, reading, part, seed, budget, time_limit, dps, no_shrink, jobs, save, force, store_dir, as_json):
     """Search one claim (any id: 4.1, 3.3, B.2, ...) for a certified counterexample."""
     claim = get_claim(claim_id)
     checks = select_checks(claim, reading, part)
-    run = _run_and_report([(claim, checks)], _config(seed, budget, time_limit, dps, no_shrink, jobs), save, store_dir, as_json)
+    run = _run_and_report([(claim, checks)], _config(seed, budget, time_limit, dps, no_shrink, jobs), save, store_dir, as_json, force)
     sys.exit(run.exit_code)
 
 
@@ -44,8 +44,9 @@ def list_cmd(as_json):
         items = [{**json_report.claim_to_dict(c), "pack": pack} for pack, claims in groups for c in claims]
         click.echo(json.dumps(items, indent=2, ensure_ascii=False))
     else:
+        console = out_console()
         for pack, claims in groups:
-            text.print_claim_list(err_console(), claims, title=f"pack {pack}")
+            text.print_claim_list(console, claims, pack=pack)
     sys.exit(2 if reg.errors else 0)
 
 
@@ -59,7 +60,7 @@ def show_cmd(claim_id, as_json):
     if as_json:
         click.echo(json.dumps(json_report.claim_to_dict(claim), indent=2, ensure_ascii=False))
     else:
-        text.print_claim(err_console(), claim)
+        text.print_claim(out_console(), claim)
 
 
 @main.command("replay")

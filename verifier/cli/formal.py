@@ -9,6 +9,7 @@ import click
 from ..engine import SearchConfig
 from ..prove import METHODS, BoundedDomainError, DomainError, MethodError, make_domain, parse_boxes, parse_dims, prove
 from ..reporters import formal_report
+from ..reporters.progress import proving_status
 from ..tighten import NotTightenable, tighten
 from . import UsageFailure, err_console, get_claim, main, pack_option, select_checks
 
@@ -66,7 +67,10 @@ def prove_cmd(claim_id, dims_text, boxes, reading, part, method, time_limit, dps
         dims = parse_dims(dims_text)
         default, named = parse_boxes(boxes)
         domains = [make_domain(c, dims, default, named) for c in checks]
-        proofs = [prove(c, d, method, time_limit, dps) for c, d in zip(checks, domains)]
+        proofs = []
+        for c, d in zip(checks, domains):
+            with proving_status(err_console(), c, time_limit):
+                proofs.append(prove(c, d, method, time_limit, dps))
     except (DomainError, MethodError, BoundedDomainError) as exc:
         raise UsageFailure(str(exc)) from None
     _emit(as_json, proofs, formal_report.dumps_proofs, formal_report.print_proofs, claim)

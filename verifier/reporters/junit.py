@@ -5,6 +5,7 @@ Every CI system renders JUnit; a drift is a ``<failure>``, a claim that raised a
 
 from __future__ import annotations
 
+import os
 import xml.etree.ElementTree as ET
 
 from ..regression import Regression
@@ -16,7 +17,27 @@ def case_name(o) -> str:
     return f"{o.claim} part {o.part} [{o.reading}]"
 
 
-def to_xml(reg: Regression) -> str:
+def class_name(o) -> str:
+    """One class per claim, without dots: CI viewers split a classname at dots into packages."""
+    return f"{o.paper} {o.claim}".replace(".", "_")
+
+
+def claim_location(check) -> tuple[str, int] | None:
+    """(file, line) where the check's part is written in the claim's module; None for a part not written in Python."""
+    code = getattr(check.part.lhs, "__code__", None)
+    if code is None:
+        return None
+    path = code.co_filename
+    try:
+        rel = os.path.relpath(path)
+        path = rel if not rel.startswith("..") else path
+    except ValueError:  # another drive
+        pass
+    return path, code.co_firstlineno
+
+
+def to_xml(reg: Regression, checks=None) -> str:
+    """``checks``: {(claim, part, reading): Check}, to give each case the file and line of its claim."""
     drifted = reg.drifted
     errors = [o for o in reg.outcomes if o.now == Verdict.ERROR.value]
     suite = ET.Element("testsuite", {
@@ -31,7 +52,12 @@ def to_xml(reg: Regression) -> str:
     for k, v in (("lock", reg.lock.path), ("seed", reg.lock.search.seed), ("budget", reg.lock.search.budget), ("dps", reg.lock.search.dps)):
         ET.SubElement(props, "property", {"name": k, "value": str(v)})
     for o in reg.outcomes:
-        case = ET.SubElement(suite, "testcase", {"classname": f"{o.paper}.{o.claim}", "name": case_name(o), "time": f"{o.seconds:.3f}"})
+        attrs = {"classname": class_name(o), "name": case_name(o), "time": f"{o.seconds:.3f}"}
+        check = (checks or {}).get((o.claim, o.part, o.reading))
+        where = claim_location(check) if check is not None else None
+        if where is not None:
+            attrs.update(file=where[0], line=str(where[1]))
+        case = ET.SubElement(suite, "testcase", attrs)
         body = f"locked: {o.locked or '-'}\nnow: {o.now or '-'}\n{evidence(o)}"
         if o.now == Verdict.ERROR.value:
             err = ET.SubElement(case, "error", {"message": f"the claim raised: {o.detail}", "type": "error"})

@@ -2,21 +2,82 @@
 
 Stored values are exact strings ("3/7", "-2", "0.125"); they become ``\\frac{3}{7}`` and
 column vectors become ``pmatrix`` columns, so a counterexample reads as it would on paper.
+Every plain string goes through :func:`escape` (statements quote the paper in ASCII, with
+``||``, ``<`` and backticks that the default font would print as other glyphs); what a
+reader should see as mathematics comes from the claim's ``latex`` field.  Long exact numbers
+get break points every few digits, and a display wider than the line is scaled to fit, so the
+document has no overfull lines (``tests/cli/test_report_latex.py`` compiles it with pdflatex).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from ..store import Replay
 from .report_data import Item, Section, found_now, greek, heading, item_label, replay_command, search_command, search_summary, verdict_label
 
-_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
-            "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+_SPECIAL = {"\\": r"\ensuremath{\backslash}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
+            "~": r"\~{}", "^": r"\^{}",
+            # the default (OT1) text font has no < > | ` glyphs: they would print as ¡ ¿ — and a quote
+            "<": r"\ensuremath{<}", ">": r"\ensuremath{>}", "|": r"\ensuremath{|}", "`": r"{\ttfamily\char96}",
+            # typographic characters a pdflatex without extra packages cannot take as UTF-8
+            "\u2014": "---", "\u2013": "--", "\u201c": "``", "\u201d": "''", "\u2018": "`", "\u2019": "'",
+            "\u2212": r"\ensuremath{-}", "\u2264": r"\ensuremath{\le}", "\u2265": r"\ensuremath{\ge}",
+            "\u2260": r"\ensuremath{\ne}", "\u221e": r"\ensuremath{\infty}", "\u00b7": r"\ensuremath{\cdot}",
+            "\u00d7": r"\ensuremath{\times}", "\u2208": r"\ensuremath{\in}", "\u1d40": r"\ensuremath{^{\top}}",
+            "\u2016": r"\ensuremath{\|}", "\u2248": r"\ensuremath{\approx}", "\u2026": r"\ldots{}"}
+_GREEK_LETTERS = {"\u03b1": "alpha", "\u03b2": "beta", "\u03b3": "gamma", "\u03b4": "delta", "\u03b5": "epsilon",
+                  "\u03b7": "eta", "\u03b8": "theta", "\u03bb": "lambda", "\u03bc": "mu", "\u03c3": "sigma",
+                  "\u03c4": "tau", "\u03c6": "phi", "\u03c8": "psi", "\u03c9": "omega", "\u03c1": "rho"}
+_DIGIT_GROUP = 8  # a long number may break after every so many digits
+
+
+def _escape_char(ch: str) -> str:
+    if ch in _SPECIAL:
+        return _SPECIAL[ch]
+    if ch in _GREEK_LETTERS:
+        return rf"\ensuremath{{\{_GREEK_LETTERS[ch]}}}"
+    if ord(ch) < 128:
+        return ch
+    # anything else: its ASCII base letter (é -> e), or a visible placeholder rather than a compile error
+    base = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode()
+    return base or "?"
 
 
 def escape(text: str) -> str:
-    return "".join(_SPECIAL.get(ch, ch) for ch in text)
+    """Plain text for LaTeX: every special character quoted, ``--`` kept as two hyphens."""
+    # "--" would become an en dash: a command's "--format" must print as typed
+    return "".join("{}-" if ch == "-" and text[i - 1:i] == "-" else _escape_char(ch) for i, ch in enumerate(text))
+
+
+def _tt_char(ch: str) -> str:
+    # the typewriter font has every ASCII glyph at its code; only TeX's own specials need \char
+    if ch in "\\{}$&#^_%~":
+        return rf"{{\char{ord(ch)}}}"
+    return ch if 32 <= ord(ch) < 127 else _escape_char(ch)
+
+
+def tt(text: str) -> str:
+    """Code or a file name in typewriter type, allowed to break after ``/``, ``-``, ``_`` and ``.``."""
+    body = "".join(_tt_char(ch) + (r"\allowbreak{}" if ch in "/-_." else "") for ch in text)
+    return rf"\texttt{{{body}}}"
+
+
+def breakable_digits(digits: str) -> str:
+    """A run of digits with a permitted line break every few digits (inline math only)."""
+    if len(digits) <= 2 * _DIGIT_GROUP:
+        return digits
+    groups = [digits[i:i + _DIGIT_GROUP] for i in range(0, len(digits), _DIGIT_GROUP)]
+    return r"\allowbreak ".join(groups)
+
+
+def inline_number(value) -> str:
+    """A number for running text: long digit runs may break across lines; fractions stay on the line as a/b."""
+    text = str(value).strip()
+    m = re.fullmatch(r"([+-]?[\d.]+)[eE]([+-]?\d+)", text)
+    mantissa, power = (m.group(1), rf" \cdot 10^{{{int(m.group(2))}}}") if m else (text, "")
+    return re.sub(r"\d+", lambda d: breakable_digits(d.group(0)), mantissa) + power
 
 
 def tex_name(name: str) -> str:
@@ -54,9 +115,13 @@ def tex_value(value) -> str:
     return r"\begin{pmatrix} " + r" \\ ".join(rows) + r" \end{pmatrix}"
 
 
+def tex_dims(dims: dict) -> str:
+    return r",\ ".join(f"{tex_name(k)} = {v}" for k, v in dims.items())
+
+
 def tex_assignments(vars_: dict, dims: dict) -> str:
-    """``n = 3,\\ d = 1:\\quad A = (...),\\quad \\epsilon = 1`` -- the whole counterexample."""
-    head = r",\ ".join(f"{tex_name(k)} = {v}" for k, v in dims.items())
+    """``n = 3,\\ d = 1:\\quad A = (...),\\quad \\epsilon = 1`` -- the whole counterexample on one line."""
+    head = tex_dims(dims)
     body = r",\quad ".join(f"{tex_name(k)} = {tex_value(v)}" for k, v in vars_.items())
     return f"{head}:\\quad {body}" if head else body
 
@@ -71,28 +136,70 @@ def counterexample_math(r: Replay) -> str:
     return tex_assignments(doc["vars"], doc["dims"])
 
 
-def replay_snippet(r: Replay) -> str:
-    """The one-counterexample LaTeX of ``verify replay FILE --format latex``."""
+_LONG_SCALAR = 24  # characters; longer exact scalars are set in running text, where they can break
+
+
+def counterexample_block(vars_: dict, dims: dict) -> list[str]:
+    """The counterexample for the document: one line per variable, none wider than the text.
+
+    Matrices are displays scaled down when wider than the line (``\\fitdisplay``, defined in
+    the preamble); a long exact scalar is set as ``a/b`` in running text with break points.
+    """
+    out = []
+    if dims:
+        out.append(rf"\noindent At ${tex_dims(dims)}$:\par")
+    for k, v in vars_.items():
+        if not isinstance(v, list) and len(str(v)) > _LONG_SCALAR:
+            out.append(rf"\noindent\hspace*{{2em}}${tex_name(k)} = {inline_number(v)}$\par")
+        else:
+            out.append(rf"\fitdisplay{{{tex_name(k)} = {tex_value(v)}}}")
+    return out
+
+
+def _value_items(check, lhs, rhs, margin) -> list[str]:
+    return [
+        rf"  \item lhs {tt(check.part.lhs_text)} $= {inline_number(lhs)}$",
+        rf"  \item rhs {tt(check.part.rhs_text)} $= {inline_number(rhs)}$",
+        rf"  \item margin (rhs $-$ lhs; ${violation_rule(check)}$ is a violation) $= {inline_number(margin)}$",
+    ]
+
+
+def replay_snippet(r: Replay, in_document: bool = False) -> str:
+    """The one-counterexample LaTeX of ``verify replay FILE --format latex`` (needs only amsmath).
+
+    ``in_document``: for the report, whose preamble defines the line-fitting display.
+    """
     check = r.loaded.check
     claim = check.claim
+    doc = r.loaded.document
     status = "refutes" if r.still_refutes else "no longer refutes"
     lines = [
         f"% {replay_command(r.path)}  ({status})",
         rf"\paragraph{{Counterexample to {escape(claim.kind.capitalize())} {escape(claim.id)} "
         rf"(part {escape(check.part.name)}, reading {escape(check.reading.name)}).}}",
-        escape(check.part.statement or claim.statement),
-        r"\[",
-        "  " + counterexample_math(r),
-        r"\]",
-        r"\begin{itemize}",
-        rf"  \item lhs \texttt{{{escape(check.part.lhs_text)}}} $= {r.lhs}$",
-        rf"  \item rhs \texttt{{{escape(check.part.rhs_text)}}} $= {r.rhs}$",
-        rf"  \item margin (rhs $-$ lhs; ${violation_rule(check)}$ is a violation) $= {r.margin}$",
-        rf"  \item certificate: {escape(r.certificate.detail or r.certificate.status)}",
-        r"\end{itemize}",
-        rf"Replay: \texttt{{{escape(replay_command(r.path))}}}",
+        # ragged right: a line of one long number or path has no space to stretch, so justifying it fails
+        r"\begingroup\raggedright",
+        escape(check.part.statement or claim.statement) + r"\par",
     ]
+    if in_document:
+        lines += counterexample_block(doc["vars"], doc["dims"])
+    else:
+        # a display cannot break a line: long exact scalars go below it, in running text
+        long = {k for k, v in doc["vars"].items() if not isinstance(v, list) and len(str(v)) > _LONG_SCALAR}
+        rows = [f"{tex_name(k)} = {tex_value(v)}" for k, v in doc["vars"].items() if k not in long]
+        if doc["dims"]:
+            rows.insert(0, tex_dims(doc["dims"]))
+        lines += [r"\begin{gather*}", "  " + " \\\\\n  ".join(rows), r"\end{gather*}"]
+        lines += [rf"\noindent${tex_name(k)} = {inline_number(doc['vars'][k])}$\par" for k in doc["vars"] if k in long]
+    lines += [r"\begin{itemize}", *_value_items(check, r.lhs, r.rhs, r.margin),
+              rf"  \item certificate: {escape(r.certificate.detail or r.certificate.status)}",
+              r"\end{itemize}",
+              rf"Replay: {tt(replay_command(r.path))}\par", r"\endgroup"]
     return "\n".join(lines) + "\n"
+
+
+def _statement_display(latex: str) -> str:
+    return rf"\fitdisplay{{{latex}}}"
 
 
 def _item(item: Item, reg) -> list[str]:
@@ -101,37 +208,49 @@ def _item(item: Item, reg) -> list[str]:
     if item.check.reading.summary:
         out.append(rf"\emph{{Reading.}} {escape(item.check.reading.summary)}\par")
     if item.latex:
-        out.append(rf"\[ {item.latex} \]")
+        out.append(_statement_display(item.latex))
     elif item.check.part.statement:
         out.append(escape(item.check.part.statement) + r"\par")
     if o.drift:
         out.append(rf"\textbf{{Drift from the lock}} (locked {escape(o.locked or '-')}): {escape(o.change)}. {escape(o.detail)}\par")
     for r in o.replays:
-        out.append(replay_snippet(r))
+        out.append(replay_snippet(r, in_document=True))
     if o.result is not None:
         out.append(escape(search_summary(item)) + r".\par")
-        if found_now(item) is not None:
-            out.append(rf"\[ {tex_assignments(found_now(item).vars, found_now(item).dims)} \]")
-        out.append(rf"Reproduce: \texttt{{{escape(search_command(item, reg))}}}\par")
+        cx = found_now(item)
+        if cx is not None:
+            out.extend(counterexample_block(cx.vars, cx.dims))
+        out.append(rf"Reproduce: {tt(search_command(item, reg))}\par")
     return out
 
 
+PREAMBLE = r"""\documentclass{article}
+\usepackage{amsmath,amssymb,graphicx}
+\usepackage[margin=2cm]{geometry}
+% a display wider than the line is scaled to the line, never cut at the margin
+\newsavebox\fitbox
+\newcommand\fitdisplay[1]{\par\smallskip\noindent\sbox\fitbox{$\displaystyle #1$}%
+  \ifdim\wd\fitbox>\linewidth\resizebox{\linewidth}{!}{\usebox\fitbox}\else\makebox[\linewidth]{\usebox\fitbox}\fi\par\smallskip}
+\sloppy
+\emergencystretch=3em
+"""
+
+
 def render(secs: list[Section], reg) -> str:
+    s = reg.lock.search
     out = [
-        r"\documentclass{article}",
-        r"\usepackage{amsmath,amssymb}",
-        r"\usepackage[margin=2cm]{geometry}",
+        PREAMBLE.rstrip(),
         r"\begin{document}",
         r"\section*{Claim verifier report}",
-        escape(f"Lock {reg.lock.path}: seed {reg.lock.search.seed}, budget {reg.lock.search.budget:,} float64 evaluations per check, "
-               f"re-check at {reg.lock.search.dps} digits. Regenerate with `verify report --format latex`.") + r"\par",
+        rf"Lock {tt(str(reg.lock.path))}: seed {s.seed}, budget {s.budget:,} float64 evaluations per check, "
+        rf"re-check at {s.dps} digits. Regenerate with {tt('verify report --format latex')}.\par",
     ]
     for sec in secs:
         c = sec.claim
         out.append(rf"\section{{{escape(heading(c))}}}")
         out.append(rf"\emph{{{escape(c.paper)}, {escape(c.location)}.}} {escape(c.statement)}\par")
         if c.latex:
-            out.append(rf"\[ {c.latex} \]")
+            out.append(_statement_display(c.latex))
         if c.notes:
             out.append(rf"\emph{{Notes on the reading.}} {escape(c.notes)}\par")
         for item in sec.items:

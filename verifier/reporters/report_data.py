@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from ..claims import Check, Claim
+from ..lock import Lock, LockEntry
 from ..regression import Outcome, Regression
+from ..store import read_document
 from ..results import Verdict
 from .numbers import fmt
 
@@ -43,6 +45,34 @@ def sections(claims: Iterable[Claim], reg: Regression) -> list[Section]:
         if items:
             out.append(Section(claim, items))
     return out
+
+
+@dataclass(frozen=True)
+class SummaryRow:
+    """One locked check for the audit table: its lock entry and its smallest stored counterexample."""
+
+    claim: Claim
+    entry: LockEntry
+    counterexample: dict | None
+
+
+def summary_rows(claims: Iterable[Claim], lock: Lock) -> list[SummaryRow]:
+    """Every locked check of ``claims`` in registry order, read from the lock and the files it cites.
+
+    Nothing is searched or replayed: this is what the lock records (``verify check`` is what
+    shows that the files still certify it).
+    """
+    by_key = lock.by_key()
+    rows = []
+    for claim in claims:
+        for check in claim.checks():
+            entry = by_key.get(check.key)
+            if entry is None:
+                continue
+            docs = [read_document(lock.root / name) for name in entry.counterexamples]
+            smallest = min(docs, key=lambda d: len(str(d["vars"])), default=None)
+            rows.append(SummaryRow(claim, entry, smallest))
+    return rows
 
 
 def heading(claim: Claim) -> str:

@@ -187,8 +187,14 @@ def print_claim(console: Console, claim: Claim) -> None:
         console.print(Text(claim.derivation, style="dim"))
 
 
-def print_claim_list(console: Console, claims: Iterable[Claim], title: str = "claims") -> None:
-    table = Table(title=title)
+def print_claim_list(console: Console, claims: Iterable[Claim], pack: str = "") -> None:
+    """A table on a terminal; elsewhere one tab-separated line per claim (pack first), for grep and cut."""
+    if not console.is_terminal:
+        for c in claims:
+            console.file.write("\t".join((pack, c.id, c.kind, c.title, ", ".join(p.name for p in c.parts),
+                                          ", ".join(r.name for r in c.readings))) + "\n")
+        return
+    table = Table(title=f"pack {pack}" if pack else "claims")
     for col in ("id", "kind", "title", "parts", "readings"):
         table.add_column(col)
     for c in claims:
@@ -241,35 +247,32 @@ def evidence(r: CheckResult, sep: str = "\n") -> str:
     return sep.join(lines)
 
 
-def print_summary_table(console: Console, results: Iterable[CheckResult]) -> None:
-    """One row per (claim, part, reading): the audit of a whole paper.
-
-    Fits an 80-column terminal (and pipes, which rich renders at 80 columns): no vertical
-    rules, the check named in one column, the evidence on two short lines.
-    """
-    from rich import box
-
+def print_summary_counts(console: Console, results: Iterable[CheckResult]) -> None:
     results = list(results)
-    narrow = console.width < 110
-    table = Table(title="audit", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, show_edge=False, show_lines=narrow)
-    table.add_column("check", overflow="fold", min_width=14, max_width=18 if narrow else None)
-    table.add_column("verdict", overflow="fold")
-    table.add_column("method", no_wrap=True)
-    table.add_column("lhs vs rhs / closest", overflow="fold", min_width=24, max_width=24 if narrow else None)
-    table.add_column("evals", justify="right", no_wrap=True, min_width=5)
-    table.add_column("time", justify="right", no_wrap=True, min_width=5)
-    for r in results:
-        table.add_row(
-            Text(check_name(r)), verdict_text(r.verdict), "-" if r.method == "none" else r.method,
-            Text(evidence(r, "\n" if narrow else "; ")),
-            _count(r.stats.evaluations), f"{r.seconds:.1f}s",
-        )
-    console.print(table)
     counts: dict[str, int] = {}
     for r in results:
         counts[STYLE[r.verdict][0]] = counts.get(STYLE[r.verdict][0], 0) + 1
     total = sum(r.seconds for r in results)
-    console.print(f"{len(results)} checks: " + ", ".join(f"{n} {v.lower()}" for v, n in counts.items()) + f"; {total:.1f} s")
+    console.print(f"{len(results)} checks: " + ", ".join(f"{n} {v.lower()}" for v, n in counts.items()) + f"; {total:.1f} s", soft_wrap=True)
+
+
+# The streamed audit (``verify all``): one line per check, fixed columns, the long evidence last.
+_ROW_WIDTHS = (("check", 24), ("verdict", 15), ("method", 9), ("evals", 6), ("time", 7))
+
+
+def summary_header() -> str:
+    return "  ".join(name.ljust(w) if name not in ("evals", "time") else name.rjust(w) for name, w in _ROW_WIDTHS) + "  lhs vs rhs / closest"
+
+
+def summary_row(r: CheckResult) -> Text:
+    """One check as one line: a pipe or CI log gets it whole; a terminal may crop the end."""
+    (_, w_check), (_, w_verdict), (_, w_method), (_, w_evals), (_, w_time) = _ROW_WIDTHS
+    label, style = STYLE[r.verdict]
+    row = Text(check_name(r).ljust(w_check) + "  ")
+    row.append(label.ljust(w_verdict), style=style)
+    row.append("  " + ("-" if r.method == "none" else r.method).ljust(w_method) + "  " + _count(r.stats.evaluations).rjust(w_evals)
+               + "  " + f"{r.seconds:.1f}s".rjust(w_time) + "  " + evidence(r, "; "))
+    return row
 
 
 def _count(n: int) -> str:
