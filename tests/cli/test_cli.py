@@ -137,11 +137,12 @@ def test_list_and_show():
 
 
 def test_list_pipes_one_line_per_claim_to_stdout():
-    """`verify list | grep 4.1` finds the claim, on one line with its readings."""
+    """`verify list | grep 4.1` finds the claim, on one line with its pack and readings."""
     r = run("list")
     assert r.exit_code == 0 and r.stderr == ""
-    line = next(line for line in r.stdout.splitlines() if line.startswith("4.1\t"))
-    assert line.split("\t")[1] == "lemma" and "as-printed" in line and "repaired" in line
+    line = next(line for line in r.stdout.splitlines() if "\t4.1\t" in line)
+    fields = line.split("\t")
+    assert fields[:3] == ["alman-song-2025", "4.1", "lemma"] and "as-printed" in line and "repaired" in line
 
 
 def test_claim_that_raises_is_error_exit_2(monkeypatch):

@@ -47,7 +47,7 @@ def test_fresh_scaffold_checks_clean_in_place_and_from_elsewhere(scaffold, monke
     monkeypatch.chdir(scaffold)
     assert verify("check", "--jobs", 1).exit_code == 0
     r = verify("list")
-    assert r.exit_code == 0 and "pack smith_2024_claims" in r.stderr and "alman-song-2025" not in r.stderr
+    assert r.exit_code == 0 and {line.split("\t")[0] for line in r.stdout.splitlines()} == {"smith_2024_claims"}
     r = verify("lemma", "1", "--part", "2", "--budget", 40000, "--json")
     assert r.exit_code == 1 and json.loads(r.stdout)[0]["verdict"] == "refuted"
     monkeypatch.chdir(scaffold.parent)
