@@ -18,6 +18,7 @@ from rich.console import Console
 
 from .._version import __version__
 from ..engine import SearchConfig, run_checks
+from ..limits import MAX_BUDGET, MAX_DPS, MAX_ROUNDS, MAX_SECONDS, MAX_SEED, MIN_DPS, available_cores
 from ..registry import UnknownClaimError
 from ..reporters import json_report, text
 from ..reporters.progress import DelayedProgress
@@ -81,16 +82,48 @@ def select_checks(claim, reading, part):
     return checks
 
 
+class FiniteSeconds(click.FloatRange):
+    """Seconds in (0, MAX_SECONDS]; ``nan`` is refused too (it compares false with every bound)."""
+
+    name = "seconds"
+
+    def __init__(self):
+        super().__init__(min=0, max=MAX_SECONDS, min_open=True)
+
+    def convert(self, value, param, ctx):
+        value = super().convert(value, param, ctx)
+        if value != value:
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        return value
+
+
+# the documented limits (verifier/limits.py), as option types: a value outside is exit 2 naming the option
+SEED = click.IntRange(0, MAX_SEED)
+BUDGET = click.IntRange(1, MAX_BUDGET)
+DPS = click.IntRange(MIN_DPS, MAX_DPS)
+SECONDS = FiniteSeconds()
+ROUNDS = click.IntRange(1, MAX_ROUNDS)
+
+
+def cap_jobs(ctx, param, value):
+    """At most one worker per core available; said on stderr when a larger number is cut."""
+    cores = available_cores()
+    if value is not None and value > cores:
+        click.echo(f"note: --jobs {value} capped at {cores}, the CPUs available", err=True)
+        return cores
+    return value
+
+
 def search_options(fn):
     params = inspect.signature(fn).parameters
     takes_jobs = "jobs" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
 
-    @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the search (results are reproducible from seed and budget).")
-    @click.option("--budget", type=click.IntRange(min=1), default=SearchConfig.budget, show_default=True, help="Float64 evaluations per part and reading.")
-    @click.option("--time", "time_limit", type=click.FloatRange(min=0, min_open=True), default=SearchConfig.time_limit, show_default=True, help="Time limit in seconds per part and reading.")
-    @click.option("--dps", type=click.IntRange(min=15), default=SearchConfig.dps, show_default=True, help="Significant digits of the re-check.")
+    @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the search (results are reproducible from seed and budget).")
+    @click.option("--budget", type=BUDGET, default=SearchConfig.budget, show_default=True, help="Float64 evaluations per part and reading (a count: the time limit stops a run that cannot spend it).")
+    @click.option("--time", "time_limit", type=SECONDS, default=SearchConfig.time_limit, show_default=True, help="Time limit in seconds per part and reading.")
+    @click.option("--dps", type=DPS, default=SearchConfig.dps, show_default=True, help="Significant digits of the re-check.")
     @click.option("--no-shrink", is_flag=True, help="Keep the counterexample as found.")
-    @click.option("--jobs", "-j", type=click.IntRange(min=0), default=1, show_default=True, help="Worker processes (0: one per core). The result of a seed does not depend on it.")
+    @click.option("--jobs", "-j", type=click.IntRange(min=0), default=1, show_default=True, callback=cap_jobs, help="Worker processes (0: one per core; at most the cores available). The result of a seed does not depend on it.")
     @click.option("--save", is_flag=True, help="Store refuting counterexamples under --store.")
     @click.option("--store", "store_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("counterexamples"), show_default=True)
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON list to stdout.")
@@ -113,6 +146,8 @@ def _run(checks, config, save, store_dir, as_json):
     Returns (run, saved paths, the console for human output); JSON is printed here.
     """
     console = err_console()
+    if save:
+        CounterexampleStore(store_dir).check_writable()  # before the search, so its results are not lost after it
     progress = DelayedProgress(console)
     try:
         run = run_checks(checks, config, None if as_json else progress.for_check)

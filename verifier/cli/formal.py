@@ -10,7 +10,7 @@ from ..engine import SearchConfig
 from ..prove import METHODS, BoundedDomainError, DomainError, MethodError, make_domain, parse_boxes, parse_dims, prove
 from ..reporters import formal_report
 from ..tighten import NotTightenable, tighten
-from . import UsageFailure, err_console, get_claim, main, select_checks
+from . import BUDGET, DPS, ROUNDS, SECONDS, SEED, UsageFailure, err_console, get_claim, main, select_checks
 
 
 def _emit(as_json, items, dumps, show, claim):
@@ -26,11 +26,11 @@ def _emit(as_json, items, dumps, show, claim):
 @click.argument("claim_id")
 @click.option("--reading", default=None, help="One reading only (default: every reading).")
 @click.option("--part", default=None, help="One part only.")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--budget", type=click.IntRange(min=1), default=SearchConfig.budget, show_default=True, help="Float64 evaluations per round.")
-@click.option("--time", "time_limit", type=click.FloatRange(min=0, min_open=True), default=SearchConfig.time_limit, show_default=True, help="Seconds per round.")
-@click.option("--rounds", type=click.IntRange(min=1), default=6, show_default=True, help="Raise the constant at most this often.")
-@click.option("--dps", type=click.IntRange(min=15), default=SearchConfig.dps, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
+@click.option("--budget", type=BUDGET, default=SearchConfig.budget, show_default=True, help="Float64 evaluations per round.")
+@click.option("--time", "time_limit", type=SECONDS, default=SearchConfig.time_limit, show_default=True, help="Seconds per round.")
+@click.option("--rounds", type=ROUNDS, default=6, show_default=True, help="Raise the constant at most this often.")
+@click.option("--dps", type=DPS, default=SearchConfig.dps, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON list to stdout.")
 def tighten_cmd(claim_id, reading, part, seed, budget, time_limit, rounds, dps, as_json):
     """Estimate the smallest constant on the right-hand side: a certified lower bound and the best value seen."""
@@ -53,8 +53,8 @@ def tighten_cmd(claim_id, reading, part, seed, budget, time_limit, rounds, dps, 
 @click.option("--reading", default=None, help="One reading only (default: every reading).")
 @click.option("--part", default=None, help="One part only.")
 @click.option("--method", type=click.Choice(METHODS), default="auto", show_default=True, help="auto: SMT when the claim allows it, else branch and bound.")
-@click.option("--time", "time_limit", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True, help="Seconds per part and reading.")
-@click.option("--dps", type=click.IntRange(min=15), default=SearchConfig.dps, show_default=True)
+@click.option("--time", "time_limit", type=SECONDS, default=60.0, show_default=True, help="Seconds per part and reading.")
+@click.option("--dps", type=DPS, default=SearchConfig.dps, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON list to stdout.")
 def prove_cmd(claim_id, dims_text, boxes, reading, part, method, time_limit, dps, as_json):
     """Prove a claim on a bounded domain at fixed dimensions (or refute it with a certified counterexample)."""
