@@ -64,6 +64,8 @@ def invoke(*args):
     (["tighten", "4.1", "--rounds", "1000000000"], "--rounds"),
     (["tighten", "4.1", "--time", "nan"], "--time"),
     (["prove", "4.1", "--time", "inf"], "--time"),
+    (["prove", "4.1", "--dims", "n=1000000000,d=1"], "--dims"),
+    (["prove", "4.1", "--dims", "n=3,d=" + "9" * 5000], "--dims"),
     (["replay", REVIEWER, "--dps", "99999"], "--dps"),
     (["lock", "--seed", "-1"], "--seed"),
     (["lock", "--time", "nan"], "--time"),

@@ -174,3 +174,16 @@ def test_a_corrupt_file_is_one_error_row_naming_file_and_field(project):
     (row,) = [o for o in rows if o["now"] == "error"]
     assert row["claim"] == "4.1" and "reviewer.json" in row["detail"] and "vars.eps" in row["detail"]
     assert len(rows) == len(CHECKS)
+
+
+def test_a_search_that_stops_at_its_counterexample_is_not_called_time_capped(project):
+    """Issue 16 part 3: the note said "time cap reached" whenever fewer evaluations than the budget were spent."""
+    doc = lock_doc(project)
+    e = entry_of(doc, "4.1", "main", "as-printed")
+    e.update(counterexamples=[], method="exact")
+    (project / "claims.lock").write_text(json.dumps(doc))
+    r = run("check", "--json")
+    rows = {(o["claim"], o["part"], o["reading"]): o for o in json.loads(r.stdout)}
+    row = rows["4.1", "main", "as-printed"]
+    assert row["now"] == "refuted" and row["search"]["evaluations"] < doc["search"]["budget"]
+    assert "time cap" not in (row["detail"] or "") and "time cap" not in r.stderr

@@ -10,7 +10,17 @@ from ..engine import SearchConfig
 from ..prove import METHODS, BoundedDomainError, DomainError, MethodError, make_domain, parse_boxes, parse_dims, prove
 from ..reporters import formal_report
 from ..tighten import NotTightenable, tighten
+from ..limits import MAX_DIM
 from . import BUDGET, DPS, ROUNDS, SECONDS, SEED, UsageFailure, err_console, get_claim, main, select_checks
+
+
+def bounded_dims(ctx, param, value):
+    """Refuse a size beyond MAX_DIM before anything is built from it (n = 10**9 allocated until killed)."""
+    for item in filter(None, (p.strip() for p in (value or "").split(","))):
+        name, _, size = (t.strip() for t in item.partition("="))
+        if size.isdigit() and (len(size) > 9 or int(size) > MAX_DIM):
+            raise click.BadParameter(f"{name} = {size if len(size) <= 12 else size[:12] + '...'} is beyond the limit of {MAX_DIM} for a dimension")
+    return value
 
 
 def _emit(as_json, items, dumps, show, claim):
@@ -48,7 +58,7 @@ def tighten_cmd(claim_id, reading, part, seed, budget, time_limit, rounds, dps, 
 
 @main.command("prove")
 @click.argument("claim_id")
-@click.option("--dims", "dims_text", default="", help="Fixed dimensions, e.g. n=3,d=2 (every dimension of the claim).")
+@click.option("--dims", "dims_text", default="", callback=bounded_dims, help="Fixed dimensions, e.g. n=3,d=2 (every dimension of the claim; each at most 100).")
 @click.option("--box", "boxes", multiple=True, help="LO:HI for every free variable, or NAME=LO:HI for one (repeatable).")
 @click.option("--reading", default=None, help="One reading only (default: every reading).")
 @click.option("--part", default=None, help="One part only.")
