@@ -643,14 +643,15 @@ class _Coordinator(_Search):
     def search(self):
         cfg = self.config
         gen_budget = int(cfg.budget * cfg.generate_fraction)
-        sizes = [min(cfg.batch, gen_budget - k) for k in range(0, max(gen_budget, 1), cfg.batch)]
-        sizes = [max(s, 1) for s in sizes]
+        # a count of chunks, never a list sized by the budget (--budget 10**12 is legal)
+        n_chunks = max(-(-gen_budget // cfg.batch), 1)
         index = 0
-        while index < len(sizes) and not self.out_of_time():
+        while index < n_chunks and not self.out_of_time():
             hint = tuple(tuple(sorted(d.items())) for d in _distinct_dims(self.elites, 4))
             hint = tuple(dict(h) for h in hint)
-            stop = min(index + cfg.round_chunks, len(sizes))
-            self._run([Chunk("generate", k, sizes[k], self.deadline, hint=hint, rechecks=self._generate_rechecks(k)) for k in range(index, stop)])
+            stop = min(index + cfg.round_chunks, n_chunks)
+            self._run([Chunk("generate", k, max(min(cfg.batch, gen_budget - k * cfg.batch), 1), self.deadline, hint=hint,
+                             rechecks=self._generate_rechecks(k)) for k in range(index, stop)])
             index = stop
         starts = _distinct(self.elites, cfg.elites)
         if starts and not self.out_of_time():

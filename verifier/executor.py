@@ -12,11 +12,16 @@ will run are registered in this module, and tasks name a check by its position i
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
+import signal
+import sys
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, Callable, Iterable, Iterator
+
+from .limits import capped_jobs
 
 #: checks visible to forked workers: token -> Check
 _CHECKS: dict[int, Any] = {}
@@ -69,7 +74,8 @@ class ProcessExecutor(SerialExecutor):
 
     def _ensure_pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("fork"))
+            self._pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("fork"),
+                                             initializer=die_with_parent, initargs=(os.getpid(),))
         return self._pool
 
     def imap(self, fn: Callable, tasks: Iterable) -> Iterator:
@@ -93,10 +99,31 @@ class ProcessExecutor(SerialExecutor):
             self._pool = None
 
 
+_PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+
+
+def die_with_parent(parent: int) -> None:
+    """Pool initializer: a worker ends when the process that forked it dies, even by SIGKILL.
+
+    Otherwise a killed ``verify`` leaves its workers computing for nobody.  Linux delivers
+    SIGKILL to the worker when its parent exits; elsewhere the worker keeps the default.
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):  # pragma: no cover - no prctl in this libc
+            return
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
+
+
 def make_executor(jobs: int) -> SerialExecutor:
-    """``jobs`` <= 1: in-process; otherwise a forked pool (``0`` means one per core)."""
-    if jobs == 0:
-        jobs = os.cpu_count() or 1
+    """``jobs`` <= 1: in-process; otherwise a forked pool (``0`` means one per core).
+
+    Never more workers than cores available: more only add memory and switching.
+    """
+    jobs = capped_jobs(jobs)
     if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         return SerialExecutor()
     return ProcessExecutor(jobs)
@@ -106,4 +133,4 @@ def registered_check(token: int):
     return _CHECKS[token]
 
 
-__all__ = ["SerialExecutor", "ProcessExecutor", "make_executor", "registered_check"]
+__all__ = ["SerialExecutor", "ProcessExecutor", "die_with_parent", "make_executor", "registered_check"]

@@ -5,22 +5,30 @@ exactly that configuration and compares.  The file is JSON (read by every CI sys
 people in review) with a schema version, written atomically; paths of stored
 counterexamples are POSIX paths relative to the folder of the lockfile, so a clone of the
 repository anywhere replays the same files.
+
+Each stored counterexample is pinned by the sha256 of its bytes (as pip's hash-checking mode
+pins a download): a file edited by hand -- an input digit, its note -- is drift even when it
+still refutes, because the evidence a reviewer read is no longer the evidence in the lock.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ._version import __version__
+from .limits import MAX_BUDGET, MAX_DPS, MAX_SEED, MIN_DPS, LimitError, check_int, check_seconds
 from .results import Verdict
-from .store import read_json_object, write_atomic
+from .store import CounterexampleFileError, read_bounded, read_json_object, write_atomic
 
 LOCK_NAME = "claims.lock"
 SCHEMA = "claim-verifier/lock"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: every counterexample file is listed with the sha256 of its content
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 HOW_TO = "run `verify lock` at the project root to write one from a fixed-seed run"
 
 
@@ -52,6 +60,7 @@ class LockEntry:
     verdict: str
     method: str = "none"
     counterexamples: tuple[str, ...] = ()  # relative to the lockfile's folder
+    sha256: tuple[str, ...] = ()  # of each file's bytes, parallel to ``counterexamples``
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -83,6 +92,7 @@ def to_document(lock: Lock) -> dict:
             item["method"] = e.method
         if e.counterexamples:
             item["counterexamples"] = list(e.counterexamples)
+            item["sha256"] = dict(zip(e.counterexamples, e.sha256, strict=True))
         entries.append(item)
     return {
         "schema": SCHEMA,
@@ -107,6 +117,11 @@ def write(lock: Lock) -> Path:
     path = Path(lock.path)
     write_atomic(path, dumps(lock))
     return path
+
+
+def file_sha256(path: str | os.PathLike, error=None) -> str:
+    """The hex sha256 of a file's bytes (read with the limits every stored file is read with)."""
+    return hashlib.sha256(read_bounded(path, error or CounterexampleFileError)).hexdigest()
 
 
 def relative_to_lock(lock_path: str | os.PathLike, file: str | os.PathLike) -> str:
@@ -146,6 +161,9 @@ def read(path: str | os.PathLike = LOCK_NAME) -> Lock:
     doc = read_json_object(path, LockFileError, ("schema", "schema_version", "search", "checks"), missing="no lockfile")
     if doc["schema"] != SCHEMA:
         raise LockFileError(path, "schema", f"expected {SCHEMA!r}, got {doc['schema']!r}")
+    if doc["schema_version"] == 1:
+        raise LockFileError(path, "schema_version", "version 1 does not pin the content of the counterexample files "
+                                                    "(version 2 records their sha256); re-lock and commit the new file")
     if doc["schema_version"] != SCHEMA_VERSION:
         raise LockFileError(path, "schema_version", f"this tool reads version {SCHEMA_VERSION}, the file has {doc['schema_version']!r}")
     search = _search(path, doc["search"])
@@ -163,15 +181,18 @@ def read(path: str | os.PathLike = LOCK_NAME) -> Lock:
 def _search(path, s) -> LockedSearch:
     if not isinstance(s, dict):
         raise LockFileError(path, "search", "must be an object")
-    for key in ("seed", "budget", "dps"):
-        if not isinstance(s.get(key), int) or isinstance(s.get(key), bool):
-            raise LockFileError(path, f"search.{key}", "must be an integer")
-    if s["budget"] < 1 or s["dps"] < 15:
-        raise LockFileError(path, "search.budget" if s["budget"] < 1 else "search.dps", "out of range")
-    limit = s.get("time_limit")
-    if not isinstance(limit, (int, float)) or isinstance(limit, bool) or limit <= 0:
-        raise LockFileError(path, "search.time_limit", "must be a positive number")
-    return LockedSearch(seed=s["seed"], budget=s["budget"], time_limit=float(limit), dps=s["dps"])
+    bounds = {"seed": (0, MAX_SEED), "budget": (1, MAX_BUDGET), "dps": (MIN_DPS, MAX_DPS)}
+    values = {}
+    for key, (lo, hi) in bounds.items():
+        try:
+            values[key] = check_int(s.get(key), lo, hi)
+        except LimitError as exc:
+            raise LockFileError(path, f"search.{key}", str(exc)) from None
+    try:
+        limit = check_seconds(s.get("time_limit"))
+    except LimitError as exc:
+        raise LockFileError(path, "search.time_limit", str(exc)) from None
+    return LockedSearch(time_limit=limit, **values)
 
 
 def _entry(path, i, item) -> LockEntry:
@@ -186,13 +207,19 @@ def _entry(path, i, item) -> LockEntry:
     files = item.get("counterexamples", [])
     if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
         raise LockFileError(path, f"{where}.counterexamples", "must be a list of paths")
+    hashes = item.get("sha256", {})
+    if not isinstance(hashes, dict):
+        raise LockFileError(path, f"{where}.sha256", "must map each counterexample file to the sha256 of its content")
+    for f in files:
+        if not isinstance(hashes.get(f), str) or not _SHA256.fullmatch(hashes[f]):
+            raise LockFileError(path, f"{where}.sha256.{f}", "missing, or not 64 lowercase hex digits")
     method = item.get("method", "none")
     if not isinstance(method, str):
         raise LockFileError(path, f"{where}.method", "must be a string")
     return LockEntry(
         paper=item["paper"], claim=item["claim"], part=item["part"], reading=item["reading"],
-        verdict=item["verdict"], method=method, counterexamples=tuple(files),
+        verdict=item["verdict"], method=method, counterexamples=tuple(files), sha256=tuple(hashes[f] for f in files),
     )
 
 
-__all__ = ["LOCK_NAME", "Lock", "LockEntry", "LockFileError", "LockedSearch", "dumps", "merged", "read", "relative_to_lock", "restricted", "write"]
+__all__ = ["LOCK_NAME", "Lock", "LockEntry", "LockFileError", "LockedSearch", "dumps", "file_sha256", "merged", "read", "relative_to_lock", "restricted", "write"]

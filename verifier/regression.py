@@ -19,7 +19,9 @@ from typing import Callable, Iterable
 
 from .claims import Check
 from .engine import SearchConfig, run_check
-from .lock import Lock, LockEntry, LockedSearch, relative_to_lock
+from .executor import die_with_parent
+from .limits import available_cores
+from .lock import Lock, LockEntry, LockedSearch, file_sha256, relative_to_lock
 from .results import CheckResult, Verdict
 from .store import CounterexampleFileError, CounterexampleStore, Replay, read_document, replay
 
@@ -28,6 +30,9 @@ FindClaim = Callable[[str, str], object]
 # the ``change`` of an outcome, as the drift table names it
 NOW_REFUTED = "surviving claim now refuted"
 NO_LONGER_REFUTES = "stored counterexample no longer refutes"
+CONTENT_CHANGED = "stored counterexample edited since the lock"
+COULD_NOT_CHECK = "could not be checked"
+TIME_CAP = "time limit reached"  # the engine's stop reason when the time limit, not the budget, ended a search
 VERDICT_MOVED = "verdict moved"
 NOT_LOCKED = "not in the lock"
 GONE = "in the lock, no longer in the registry"
@@ -85,23 +90,51 @@ def check_entry(entry: LockEntry, check: Check, lock: Lock, find_claim: FindClai
                 result: CheckResult | None = None) -> Outcome:
     """Compare one locked (claim, part, reading) with the claim as the code states it now.
 
-    ``result``: the locked search, when it was already run (in parallel, say).
+    ``result``: the locked search, when it was already run (in parallel, say).  Whatever goes
+    wrong with this one check -- a corrupt file, a claim that raises -- becomes its own error
+    row, so the other checks' rows are never lost.
     """
     start = time.monotonic()
     base = dict(paper=entry.paper, claim=entry.claim, part=entry.part, reading=entry.reading, locked=entry.verdict)
-    if entry.counterexamples:
-        replays = tuple(replay_listed(lock.root / f, entry, find_claim) for f in entry.counterexamples)
-        stale = [(f, r) for f, r in zip(entry.counterexamples, replays) if not r.still_refutes]
-        now = check.claim.refuted_verdict if len(stale) < len(replays) else "not refuted"
-        change, detail = "", ""
-        if stale:
-            change = NO_LONGER_REFUTES
-            detail = "; ".join(f"{f}: {r.certificate.status}, margin {r.margin} (stored {r.stored['margin']})" for f, r in stale)
-        elif now != entry.verdict:
-            change, detail = VERDICT_MOVED, f"the claim now declares a violation {now!r}"
-        return Outcome(**base, now=now, change=change, detail=detail, replays=replays, files=entry.counterexamples, seconds=time.monotonic() - start)
+    try:
+        if entry.counterexamples:
+            return _check_evidence(entry, check, lock, find_claim, base, start)
+        return _check_search(entry, check, lock, progress, result, base, start)
+    except Exception as exc:
+        return Outcome(**base, now=Verdict.ERROR.value, change=COULD_NOT_CHECK, detail=describe_error(exc), seconds=time.monotonic() - start)
+
+
+def describe_error(exc: Exception) -> str:
+    """One line: a file error names its file and field already; anything else says what it was."""
+    if isinstance(exc, CounterexampleFileError):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _check_evidence(entry, check, lock, find_claim, base, start) -> Outcome:
+    edited = []
+    for f, locked_hash in zip(entry.counterexamples, entry.sha256):
+        now_hash = file_sha256(lock.root / f)
+        if now_hash != locked_hash:
+            edited.append(f"{f}: locked sha256 {locked_hash}, now {now_hash}")
+    replays = tuple(replay_listed(lock.root / f, entry, find_claim) for f in entry.counterexamples)
+    stale = [(f, r) for f, r in zip(entry.counterexamples, replays) if not r.still_refutes]
+    now = check.claim.refuted_verdict if len(stale) < len(replays) else "not refuted"
+    change, detail = "", ""
+    if stale:
+        change = NO_LONGER_REFUTES
+        detail = "; ".join(f"{f}: {r.certificate.status}, margin {r.margin} (stored {r.stored['margin']})" for f, r in stale)
+    elif now != entry.verdict:
+        change, detail = VERDICT_MOVED, f"the claim now declares a violation {now!r}"
+    if edited:
+        change = f"{change}; {CONTENT_CHANGED}" if change else CONTENT_CHANGED
+        detail = "; ".join(([detail] if detail else []) + edited) + "; run `verify lock` to accept the new content"
+    return Outcome(**base, now=now, change=change, detail=detail, replays=replays, files=entry.counterexamples, seconds=time.monotonic() - start)
+
+
+def _check_search(entry, check, lock, progress, result, base, start) -> Outcome:
     if result is None:
-        result = run_check(check, search_config(lock.search), progress)
+        result = guarded_search(check, search_config(lock.search), progress)
     now = result.verdict.value
     change, detail = "", ""
     if now != entry.verdict:
@@ -111,9 +144,26 @@ def check_entry(entry: LockEntry, check: Check, lock: Lock, find_claim: FindClai
             detail = f"lhs {cx.lhs} vs rhs {cx.rhs} ({cx.certificate})"
         else:
             detail = result.message or result.stop_reason
-    elif result.stats.evaluations < lock.search.budget and result.verdict is not Verdict.ERROR:
+    elif result.stop_reason == TIME_CAP:  # not a search that ended early at its first counterexample
         detail = f"time cap reached after {result.stats.evaluations:,} of {lock.search.budget:,} evaluations"
     return Outcome(**base, now=now, change=change, detail=detail, result=result, seconds=max(result.seconds, time.monotonic() - start))
+
+
+def error_result(check: Check, config: SearchConfig, exc: Exception, seconds: float = 0.0) -> CheckResult:
+    """The row of a check that could not be run: it names the check and the exception."""
+    return CheckResult(claim=check.claim.id, part=check.part.name, reading=check.reading.name, verdict=Verdict.ERROR,
+                       seed=config.seed, dps=config.dps, budget=config.budget, kind=check.claim.kind, title=check.claim.title,
+                       statement=check.part.statement or check.claim.statement, relation=check.part.relation,
+                       seconds=seconds, stop_reason="the check raised", message=describe_error(exc))
+
+
+def guarded_search(check: Check, config: SearchConfig, progress=None) -> CheckResult:
+    """``run_check``, with anything it lets escape turned into this check's error row."""
+    start = time.monotonic()
+    try:
+        return run_check(check, config, progress)
+    except Exception as exc:
+        return error_result(check, config, exc, time.monotonic() - start)
 
 
 def replay_listed(path: Path, entry: LockEntry, find_claim: FindClaim) -> Replay:
@@ -154,7 +204,7 @@ _FORKED_CHECKS: list[Check] = []  # read by pool workers, which inherit it by fo
 
 def _search_one(args) -> CheckResult:
     index, config = args
-    return run_check(_FORKED_CHECKS[index], config)
+    return guarded_search(_FORKED_CHECKS[index], config)
 
 
 def search_many(checks: list[Check], config: SearchConfig, jobs: int = 1, progress_factory=None) -> list[CheckResult]:
@@ -165,10 +215,11 @@ def search_many(checks: list[Check], config: SearchConfig, jobs: int = 1, progre
     """
     global _FORKED_CHECKS
     if jobs <= 1 or len(checks) < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        return [run_check(ch, config, progress_factory(ch) if progress_factory else None) for ch in checks]
+        return [guarded_search(ch, config, progress_factory(ch) if progress_factory else None) for ch in checks]
     _FORKED_CHECKS = list(checks)
     try:
-        with multiprocessing.get_context("fork").Pool(min(jobs, len(checks))) as pool:
+        with multiprocessing.get_context("fork").Pool(min(jobs, len(checks), available_cores()), initializer=die_with_parent,
+                                                      initargs=(os.getpid(),)) as pool:
             results = []
             for check, result in zip(checks, pool.imap(_search_one, [(i, config) for i in range(len(checks))], chunksize=1)):
                 done = progress_factory(check) if progress_factory else None
@@ -181,10 +232,7 @@ def search_many(checks: list[Check], config: SearchConfig, jobs: int = 1, progre
 
 
 def default_jobs() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
+    return available_cores()
 
 
 # ---------------------------------------------------------------------------- lock
@@ -208,32 +256,43 @@ def make_lock(checks: Iterable[Check], search: LockedSearch, store: Counterexamp
     none for that check, so existing evidence is never rewritten.
     """
     checks = list(checks)
-    evidence = {}
+    store.check_writable()  # before the search, so its results are not lost after it
+    evidence, failed = {}, {}
     for check in checks:
         refuting, stale = [], []
-        for path in stored_files(store, check):
-            r = replay(path, find_claim)
-            (refuting if r.still_refutes else stale).append((path, r))
+        try:
+            for path in stored_files(store, check):
+                r = replay(path, find_claim)
+                (refuting if r.still_refutes else stale).append((path, r))
+        except Exception as exc:
+            failed[check.key] = error_result(check, search_config(search), exc)
         evidence[check.key] = refuting, stale
-    to_search = [ch for ch in checks if not evidence[ch.key][0]]
+    to_search = [ch for ch in checks if not evidence[ch.key][0] and ch.key not in failed]
     searched = dict(zip((ch.key for ch in to_search), search_many(to_search, search_config(search), jobs, progress_factory)))
+    searched.update(failed)
     rows = []
     for check in checks:
         refuting, stale = evidence[check.key]
         key = dict(paper=check.claim.paper, claim=check.claim.id, part=check.part.name, reading=check.reading.name)
         stale_names = tuple(relative_to_lock(lock_path, p) for p, _ in stale)
-        if refuting:
-            entry = LockEntry(**key, verdict=check.claim.refuted_verdict, method=refuting[0][1].certificate.method,
-                              counterexamples=tuple(relative_to_lock(lock_path, p) for p, _ in refuting))
-            rows.append(LockRow(entry, None, tuple(r for _, r in refuting), stale=stale_names))
-            continue
-        result = searched[check.key]
-        saved = None
-        if result.counterexample is not None:
-            path = store.save(result.counterexample, statement=check.part.statement or check.claim.statement)
-            saved = relative_to_lock(lock_path, path)
-        entry = LockEntry(**key, verdict=result.verdict.value, method=result.method, counterexamples=(saved,) if saved else ())
-        rows.append(LockRow(entry, result, (), saved=saved, stale=stale_names))
+        try:
+            if refuting:
+                entry = LockEntry(**key, verdict=check.claim.refuted_verdict, method=refuting[0][1].certificate.method,
+                                  counterexamples=tuple(relative_to_lock(lock_path, p) for p, _ in refuting),
+                                  sha256=tuple(file_sha256(p) for p, _ in refuting))
+                rows.append(LockRow(entry, None, tuple(r for _, r in refuting), stale=stale_names))
+                continue
+            result = searched[check.key]
+            saved = None
+            if result.counterexample is not None:
+                path = store.save(result.counterexample, statement=check.part.statement or check.claim.statement)
+                saved = relative_to_lock(lock_path, path)
+            entry = LockEntry(**key, verdict=result.verdict.value, method=result.method, counterexamples=(saved,) if saved else (),
+                              sha256=(file_sha256(path),) if saved else ())
+            rows.append(LockRow(entry, result, (), saved=saved, stale=stale_names))
+        except Exception as exc:
+            result = error_result(check, search_config(search), exc)
+            rows.append(LockRow(LockEntry(**key, verdict=result.verdict.value), result, (), stale=stale_names))
     lock = Lock(search=search, entries=tuple(r.entry for r in rows), path=str(lock_path))
     return lock, tuple(rows)
 
@@ -248,5 +307,5 @@ def stored_files(store: CounterexampleStore, check: Check) -> list[Path]:
     return out
 
 
-__all__ = ["GONE", "LockRow", "NOT_LOCKED", "NOW_REFUTED", "NO_LONGER_REFUTES", "Outcome", "Regression", "VERDICT_MOVED",
-           "check_entry", "default_jobs", "make_lock", "run_regression", "search_config", "search_many", "stored_files"]
+__all__ = ["CONTENT_CHANGED", "COULD_NOT_CHECK", "GONE", "LockRow", "NOT_LOCKED", "NOW_REFUTED", "NO_LONGER_REFUTES", "Outcome", "Regression", "VERDICT_MOVED",
+           "check_entry", "default_jobs", "describe_error", "error_result", "guarded_search", "make_lock", "run_regression", "search_config", "search_many", "stored_files"]

@@ -12,7 +12,9 @@ import decimal
 import json
 import os
 import re
+import stat
 import tempfile
+import time
 from dataclasses import asdict, dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -24,6 +26,7 @@ from flint import fmpq
 from ._version import __version__
 from .certify import Certificate, Certifier, decimal_string
 from .claims import Check, Claim
+from .limits import MAX_DIM, MAX_DPS, MAX_ENTRIES, MAX_FILE_BYTES, MAX_NESTING, MAX_NUMBER_CHARS, MIN_DPS, LimitError, check_exponent, check_number_text
 from .results import Counterexample, FoundBy
 
 SCHEMA = "claim-verifier/counterexample"
@@ -85,8 +88,11 @@ def dumps_document(doc: dict) -> str:
 
 
 def write_atomic(path: Path, text: str) -> None:
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    remove_stale_temporaries(path.parent)
+    # the writer's pid in the name tells a later run whether the temporary is still being written
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
     try:
         # mkstemp makes the file private (0600); evidence and reports are for reading
         umask = os.umask(0)
@@ -97,6 +103,7 @@ def write_atomic(path: Path, text: str) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
+        _sync_folder(path.parent)
     except BaseException:
         try:
             os.unlink(tmp)
@@ -105,11 +112,104 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
+def _sync_folder(folder: Path) -> None:
+    """Make the rename itself durable, so a crash after it keeps the new file."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:  # pragma: no cover - a folder that cannot be opened (not POSIX)
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover - file systems without directory fsync
+        pass
+    finally:
+        os.close(fd)
+
+
+_TEMPORARY = re.compile(r"^\..+?\.(?:(?P<pid>\d+)\.)?[A-Za-z0-9_]{8}\.tmp$")
+#: a temporary without a writer's pid (written before pids were recorded) is stale after this
+_ORPHAN_SECONDS = 600.0
+
+
+def remove_stale_temporaries(folder: Path, recursive: bool = False) -> list[Path]:
+    """Delete the temporaries a killed writer left in ``folder``; returns what was deleted.
+
+    A temporary is stale when the process that made it is gone; one still being written by a
+    live process is left alone.
+    """
+    folder = Path(folder)
+    removed = []
+    try:
+        candidates = list(folder.rglob(".*.tmp") if recursive else folder.glob(".*.tmp"))
+    except OSError:
+        return removed
+    for tmp in candidates:
+        m = _TEMPORARY.match(tmp.name)
+        if m is None or not _is_stale(tmp, m.group("pid")):
+            continue
+        try:
+            tmp.unlink()
+            removed.append(tmp)
+        except OSError:
+            pass
+    return removed
+
+
+def _is_stale(tmp: Path, pid: str | None) -> bool:
+    if pid is None:
+        try:
+            return time.time() - tmp.lstat().st_mtime > _ORPHAN_SECONDS
+        except OSError:
+            return False
+    if int(pid) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OverflowError):
+        return False
+    return False
+
+
+def check_writable_folder(folder: Path) -> None:
+    """Raise ``OSError`` naming ``folder`` when files cannot be written under it.
+
+    Run before a search whose results would be saved there, so they are not lost after it.
+    """
+    folder = Path(folder)
+    existing = folder
+    while not existing.exists():
+        if existing.parent == existing:
+            break
+        existing = existing.parent
+    if not existing.is_dir():
+        raise OSError(f"{existing} is a file, not a folder")
+    if existing != folder:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise OSError(f"cannot create the folder ({exc.strerror or exc})") from None
+    try:
+        fd, probe = tempfile.mkstemp(prefix=f".probe.{os.getpid()}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise OSError(f"cannot write there ({exc.strerror or exc})") from None
+    os.close(fd)
+    os.unlink(probe)
+
+
 class CounterexampleStore:
     """``<root>/<paper>/<claim id>/<name>.json``."""
 
     def __init__(self, root: str | os.PathLike = "counterexamples"):
         self.root = Path(root)
+
+    def check_writable(self) -> None:
+        """Refuse, naming the folder, a store that files cannot be saved in."""
+        try:
+            check_writable_folder(self.root)
+        except OSError as exc:
+            raise CounterexampleFileError(self.root, None, f"the counterexample store cannot be written: {exc}") from None
 
     def path_for(self, cx: Counterexample, name: str | None = None) -> Path:
         name = name or default_name(cx)
@@ -143,7 +243,10 @@ class CounterexampleStore:
             base = base / paper
             if claim:
                 base = base / claim
-        return sorted(base.rglob("*.json")) if base.exists() else []
+        if not base.exists():
+            return []
+        remove_stale_temporaries(base, recursive=True)
+        return sorted(base.rglob("*.json"))
 
 
 def _same_evidence(path: Path, text: str) -> bool:
@@ -179,24 +282,126 @@ def _reject_constant(name):
 
 
 def read_json_object(path, error, required=(), missing="no such file", **loads) -> dict:
-    """A JSON object from ``path``; every problem raised as ``error(path, field, message)``."""
+    """A JSON object from ``path``; every problem raised as ``error(path, field, message)``.
+
+    The file is refused before it is parsed when it is not a regular file (a FIFO would block,
+    a device never end), is larger than ``MAX_FILE_BYTES``, nests deeper than ``MAX_NESTING``
+    or holds a number longer than ``MAX_NUMBER_CHARS``.
+    """
     path = Path(path)
+    raw = read_bounded(path, error, missing)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise error(path, None, missing) from None
-    except (OSError, UnicodeDecodeError) as exc:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise error(path, None, f"cannot read: {exc}") from None
+    too_deep = _first_too_deep(raw)
+    if too_deep is not None:
+        raise error(path, too_deep, f"nested deeper than the limit of {MAX_NESTING} levels")
+    parse_float = loads.pop("parse_float", float)
     try:
-        doc = json.loads(text, **loads)
-    except ValueError as exc:
+        doc = json.loads(text, parse_int=_bounded(int), parse_float=_bounded(parse_float), **loads)
+    except (ValueError, RecursionError) as exc:
         raise error(path, None, f"not valid JSON ({exc})") from None
     if not isinstance(doc, dict):
         raise error(path, None, "the top level must be a JSON object")
+    for field, item in _walk(doc):
+        if isinstance(item, _TooLong):
+            raise error(path, field, f"a number of {item.length:,} characters is longer than the limit of {MAX_NUMBER_CHARS:,}")
     for key in required:
         if key not in doc:
             raise error(path, key, "missing field")
     return doc
+
+
+def read_bounded(path, error, missing="no such file") -> bytes:
+    """The bytes of a regular file of at most ``MAX_FILE_BYTES``, without ever blocking."""
+    path = Path(path)
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise error(path, None, missing) from None
+    except OSError as exc:
+        raise error(path, None, f"cannot read: {exc.strerror or exc}") from None
+    _check_regular(path, info, error)
+    try:
+        # O_NONBLOCK: the path may have become a FIFO since the stat; opening one must not wait
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise error(path, None, f"cannot read: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as fh:
+        _check_regular(path, os.fstat(fd), error)
+        raw = fh.read(MAX_FILE_BYTES + 1)
+    if len(raw) > MAX_FILE_BYTES:
+        raise error(path, None, f"larger than the limit of {MAX_FILE_BYTES:,} bytes")
+    return raw
+
+
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _check_regular(path, info, error) -> None:
+    if stat.S_ISREG(info.st_mode):
+        if info.st_size > MAX_FILE_BYTES:
+            raise error(path, None, f"{info.st_size:,} bytes, larger than the limit of {MAX_FILE_BYTES:,}")
+        return
+    kind = next((name for test, name in _KINDS if test(info.st_mode)), "not a regular file")
+    raise error(path, None, f"{kind}, not a regular file")
+
+
+class _TooLong:
+    """A number too long to convert; found and named by field after parsing."""
+
+    def __init__(self, length: int):
+        self.length = length
+
+
+def _bounded(convert):
+    def parse(text):
+        return _TooLong(len(text)) if len(text) > MAX_NUMBER_CHARS else convert(text)
+
+    return parse
+
+
+def _walk(doc):
+    """(field, value) for every value of a parsed document; iterative (its depth is bounded anyway)."""
+    stack = [("", doc)]
+    while stack:
+        where, item = stack.pop()
+        yield where, item
+        if isinstance(item, dict):
+            stack.extend((f"{where}.{k}" if where else str(k), v) for k, v in item.items())
+        elif isinstance(item, list):
+            stack.extend((f"{where}[{i}]", v) for i, v in enumerate(item))
+
+
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
+_JSON_KEY = re.compile(rb'"((?:[^"\\]|\\.)*)"\s*:')
+
+
+def _first_too_deep(raw: bytes) -> str | None:
+    """``None``, or the top-level field (``""`` at the top) where nesting passes ``MAX_NESTING``.
+
+    Measured on the bytes with strings blanked out, before parsing: a parser would recurse
+    once per level.
+    """
+    if raw.count(b"[") + raw.count(b"{") <= MAX_NESTING:
+        return None
+    masked = _JSON_STRING.sub(lambda m: b'""'.ljust(len(m.group()), b" "), raw)
+    codes = np.frombuffer(masked, dtype=np.uint8)
+    steps = np.zeros(len(codes), dtype=np.int64)
+    steps[(codes == ord("[")) | (codes == ord("{"))] = 1
+    steps[(codes == ord("]")) | (codes == ord("}"))] = -1
+    depth = np.cumsum(steps)
+    deep = np.nonzero(depth > MAX_NESTING)[0]
+    if not len(deep):
+        return None
+    at = int(deep[0])
+    field = ""
+    for m in _JSON_KEY.finditer(raw, 0, at):
+        if m.start() > 0 and depth[m.start() - 1] == 1:
+            field = m.group(1).decode("utf-8", "replace")
+    return field
 
 
 def read_document(path: str | os.PathLike) -> dict:
@@ -208,8 +413,8 @@ def read_document(path: str | os.PathLike) -> dict:
     for key in ("paper", "claim", "part", "reading", "lhs", "rhs", "margin", "method"):
         if not isinstance(doc[key], str):
             raise CounterexampleFileError(path, key, "must be a string")
-    if not isinstance(doc["dps"], int) or isinstance(doc["dps"], bool) or doc["dps"] < 15:
-        raise CounterexampleFileError(path, "dps", "must be an integer >= 15")
+    if not isinstance(doc["dps"], int) or isinstance(doc["dps"], bool) or not MIN_DPS <= doc["dps"] <= MAX_DPS:
+        raise CounterexampleFileError(path, "dps", f"must be an integer from {MIN_DPS} to {MAX_DPS:,}")
     return doc
 
 
@@ -222,10 +427,13 @@ def parse_exact(value: Any) -> Fraction:
     if isinstance(value, decimal.Decimal):
         if not value.is_finite():
             raise ValueError(f"non-finite number {value}")
+        check_exponent(value.as_tuple().exponent)
         return Fraction(value)
+    if isinstance(value, _TooLong):
+        raise LimitError(f"a number of {value.length:,} characters is longer than the limit of {MAX_NUMBER_CHARS:,}")
     if not isinstance(value, str):
         raise ValueError(f"expected an exact number as a string, got {type(value).__name__}")
-    text = value.strip()
+    text = check_number_text(value.strip())
     if re.fullmatch(r"[+-]?\d+\s*/\s*\d+", text):
         num, den = (int(t) for t in text.split("/"))
         if den == 0:
@@ -237,6 +445,7 @@ def parse_exact(value: Any) -> Fraction:
         raise ValueError(f"not an exact number: {value!r}") from None
     if not dec.is_finite():
         raise ValueError(f"non-finite number {value!r}")
+    check_exponent(dec.as_tuple().exponent)
     return Fraction(dec)
 
 
@@ -273,6 +482,8 @@ def load(path: str | os.PathLike, find_claim) -> LoadedCounterexample:
         size = dims_doc.get(d.name)
         if not isinstance(size, int) or isinstance(size, bool) or size < 1:
             raise CounterexampleFileError(path, f"dims.{d.name}", "must be a positive integer")
+        if size > MAX_DIM:
+            raise CounterexampleFileError(path, f"dims.{d.name}", f"{size:,} is beyond the limit of {MAX_DIM} for a dimension")
         dims[d.name] = size
     extra = set(dims_doc) - set(dims)
     if extra:
@@ -280,6 +491,9 @@ def load(path: str | os.PathLike, find_claim) -> LoadedCounterexample:
     vars_doc = doc["vars"]
     if not isinstance(vars_doc, dict):
         raise CounterexampleFileError(path, "vars", "must be an object")
+    entries = sum(int(np.prod(v.concrete_shape(dims), dtype=object)) for v in check.variables)
+    if entries > MAX_ENTRIES:
+        raise CounterexampleFileError(path, "dims", f"these dimensions give {entries:,} entries, beyond the limit of {MAX_ENTRIES:,}")
     data = {}
     for var in check.variables:
         if var.name not in vars_doc:
@@ -363,12 +577,15 @@ def replay(path: str | os.PathLike, find_claim, dps: int | None = None) -> Repla
 __all__ = [
     "CounterexampleFileError",
     "CounterexampleStore",
+    "check_writable_folder",
     "FoundBy",
     "LoadedCounterexample",
     "Replay",
     "load",
     "parse_exact",
+    "read_bounded",
     "read_document",
+    "remove_stale_temporaries",
     "replay",
     "to_document",
     "write_atomic",

@@ -159,7 +159,7 @@ def test_corrupt_lock_names_the_field(project):
     lock.write_text(json.dumps({"schema": "claim-verifier/lock", "schema_version": 7, "search": {}, "checks": []}))
     r = run("check")
     assert r.exit_code == 2 and "schema_version" in r.stderr
-    lock.write_text(json.dumps({"schema": "claim-verifier/lock", "schema_version": 1, "search": {"seed": 0, "budget": 10, "dps": 50, "time_limit": 1},
+    lock.write_text(json.dumps({"schema": "claim-verifier/lock", "schema_version": 2, "search": {"seed": 0, "budget": 10, "dps": 50, "time_limit": 1},
                                 "checks": [{"paper": "p", "claim": "4.1", "part": "main", "reading": "as-printed"}]}))
     r = run("check")
     assert r.exit_code == 2 and "checks[0].verdict" in r.stderr

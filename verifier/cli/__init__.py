@@ -20,6 +20,7 @@ from rich.console import Console
 from .._version import __version__
 from ..engine import SearchConfig, run_checks
 from ..config import ConfigError, load_config, project_registry
+from ..limits import MAX_BUDGET, MAX_DPS, MAX_ROUNDS, MAX_SECONDS, MAX_SEED, MIN_DPS, available_cores
 from ..registry import ClaimLookupError, Registry
 from ..reporters import json_report, text
 from ..reporters.progress import DelayedProgress
@@ -122,26 +123,59 @@ def select_checks(claim, reading, part):
     return checks
 
 
+class FiniteSeconds(click.FloatRange):
+    """Seconds in (0, MAX_SECONDS]; ``nan`` is refused too (it compares false with every bound)."""
+
+    name = "seconds"
+
+    def __init__(self):
+        super().__init__(min=0, max=MAX_SECONDS, min_open=True)
+
+    def convert(self, value, param, ctx):
+        value = super().convert(value, param, ctx)
+        if value != value:
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        return value
+
+
+# the documented limits (verifier/limits.py), as option types: a value outside is exit 2 naming the option
+SEED = click.IntRange(0, MAX_SEED)
+BUDGET = click.IntRange(1, MAX_BUDGET)
+DPS = click.IntRange(MIN_DPS, MAX_DPS)
+SECONDS = FiniteSeconds()
+ROUNDS = click.IntRange(1, MAX_ROUNDS)
+
+
+def cap_jobs(ctx, param, value):
+    """At most one worker per core available; said on stderr when a larger number is cut."""
+    cores = available_cores()
+    if value is not None and value > cores:
+        click.echo(f"note: --jobs {value} capped at {cores}, the CPUs available", err=True)
+        return cores
+    return value
+
+
 def _resolve_jobs(ctx, param, value):
     from ..regression import default_jobs
 
-    return default_jobs() if value == 0 else value
+    return default_jobs() if value == 0 else cap_jobs(ctx, param, value)
 
 
 def jobs_option(default: int):
-    """``--jobs N`` / ``-j N``, the same on every command: N worker processes, 0 one per core."""
+    """``--jobs N`` / ``-j N``, the same on every command: N worker processes, 0 one per core
+    (at most the cores available)."""
     return click.option("--jobs", "-j", type=click.IntRange(min=0), default=default, show_default=True if default else "one per core",
-                        callback=_resolve_jobs, help="Worker processes (0: one per core). The results do not depend on it.")
+                        callback=_resolve_jobs, help="Worker processes (0: one per core; at most the cores available). The results do not depend on it.")
 
 
 def search_options(fn):
     params = inspect.signature(fn).parameters
     takes_jobs = "jobs" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
 
-    @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the search (results are reproducible from seed and budget).")
-    @click.option("--budget", type=click.IntRange(min=1), default=SearchConfig.budget, show_default=True, help="Float64 evaluations per part and reading.")
-    @click.option("--time", "time_limit", type=click.FloatRange(min=0, min_open=True), default=SearchConfig.time_limit, show_default=True, help="Time limit in seconds per part and reading.")
-    @click.option("--dps", type=click.IntRange(min=15), default=SearchConfig.dps, show_default=True, help="Significant digits of the re-check.")
+    @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the search (results are reproducible from seed and budget).")
+    @click.option("--budget", type=BUDGET, default=SearchConfig.budget, show_default=True, help="Float64 evaluations per part and reading (a count: the time limit stops a run that cannot spend it).")
+    @click.option("--time", "time_limit", type=SECONDS, default=SearchConfig.time_limit, show_default=True, help="Time limit in seconds per part and reading.")
+    @click.option("--dps", type=DPS, default=SearchConfig.dps, show_default=True, help="Significant digits of the re-check.")
     @click.option("--no-shrink", is_flag=True, help="Keep the counterexample as found.")
     @jobs_option(default=1)
     @click.option("--save", is_flag=True, help="Store refuting counterexamples under --store (an existing different file is kept; the new one gets a new name).")
@@ -169,6 +203,8 @@ def _run(checks, config, save, store_dir, as_json, force=False):
     Returns (run, saved paths, the console for human output); JSON is printed here.
     """
     console = err_console()
+    if save:
+        CounterexampleStore(store_dir).check_writable()  # before the search, so its results are not lost after it
     progress = DelayedProgress(console)
     try:
         run = run_checks(checks, config, None if as_json else progress.for_check)

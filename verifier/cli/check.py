@@ -16,7 +16,7 @@ from ..reporters import check_report, junit
 from ..reporters.progress import DelayedProgress
 from ..results import RunResult, Verdict
 from ..store import CounterexampleStore, write_atomic
-from . import UsageFailure, _save_counterexamples, err_console, get_claim, main, pack_option, registry
+from . import BUDGET, DPS, SECONDS, SEED, UsageFailure, _save_counterexamples, err_console, get_claim, main, pack_option, registry
 from . import jobs_option as shared_jobs_option
 
 LOCK_TIME_LIMIT = 30.0  # a safety cap well above what the CI budget needs, so the budget decides
@@ -94,11 +94,11 @@ def locked_run(checks, search: LockedSearch, store_dir: Path, lock_path: Path, j
 @lock_option
 @click.option("--store", "store_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("counterexamples"), show_default=True,
               help="Stored counterexamples: replayed first; new ones are saved here.")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--budget", type=click.IntRange(min=1), default=QUICK.budget, show_default=True, help="Float64 evaluations per check (CI budget).")
-@click.option("--time", "time_limit", type=click.FloatRange(min=0, min_open=True), default=LOCK_TIME_LIMIT, show_default=True,
+@click.option("--seed", type=SEED, default=0, show_default=True)
+@click.option("--budget", type=BUDGET, default=QUICK.budget, show_default=True, help="Float64 evaluations per check (CI budget).")
+@click.option("--time", "time_limit", type=SECONDS, default=LOCK_TIME_LIMIT, show_default=True,
               help="Safety cap in seconds per check; set it well above what the budget needs so the budget decides.")
-@click.option("--dps", type=click.IntRange(min=15), default=QUICK.dps, show_default=True)
+@click.option("--dps", type=DPS, default=QUICK.dps, show_default=True)
 @jobs_option
 @claim_option
 def lock_cmd(lock_path, store_dir, seed, budget, time_limit, dps, jobs, claim_ids):
@@ -135,6 +135,8 @@ def check_cmd(lock_path, junit_file, as_json, save, store_dir, jobs, claim_ids):
     Exit 0 when everything matches, 1 with a drift table otherwise, 2 on a missing or corrupt
     lockfile or counterexample file.  Nothing is written unless --junit or --save is given.
     """
+    if save:
+        CounterexampleStore(store_dir).check_writable()  # before the search, so its results are not lost after it
     reg = regression(lock_path, as_json, jobs, selected_claims(claim_ids) if claim_ids else None)
     if junit_file is not None:
         write_atomic(junit_file, junit.to_xml(reg, {ch.key: ch for ch in all_checks()}))

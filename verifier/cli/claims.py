@@ -10,7 +10,7 @@ import click
 
 from ..reporters import json_report, replay_report, text
 from ..store import replay as replay_file
-from . import _config, select_checks, _run_and_report, err_console, get_claim, main, out_console, pack_option, registry, search_options
+from . import DPS, _config, select_checks, _run_and_report, err_console, get_claim, main, out_console, pack_option, registry, search_options
 
 
 @main.command("lemma")
@@ -66,7 +66,7 @@ def show_cmd(claim_id, as_json):
 @main.command("replay")
 @pack_option
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--dps", type=click.IntRange(min=15), default=None, help="Digits (default: the file's).")
+@click.option("--dps", type=DPS, default=None, help="Digits (default: the file's).")
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--format", "fmt", type=click.Choice(["text", "latex"]), default="text", show_default=True, help="latex: print the typeset snippet on stdout.")
 def replay_cmd(file, dps, as_json, fmt):

@@ -11,7 +11,17 @@ from ..prove import METHODS, BoundedDomainError, DomainError, MethodError, make_
 from ..reporters import formal_report
 from ..reporters.progress import proving_status
 from ..tighten import NotTightenable, tighten
-from . import UsageFailure, err_console, get_claim, main, pack_option, select_checks
+from ..limits import MAX_DIM
+from . import BUDGET, DPS, ROUNDS, SECONDS, SEED, UsageFailure, err_console, get_claim, main, pack_option, select_checks
+
+
+def bounded_dims(ctx, param, value):
+    """Refuse a size beyond MAX_DIM before anything is built from it (n = 10**9 allocated until killed)."""
+    for item in filter(None, (p.strip() for p in (value or "").split(","))):
+        name, _, size = (t.strip() for t in item.partition("="))
+        if size.isdigit() and (len(size) > 9 or int(size) > MAX_DIM):
+            raise click.BadParameter(f"{name} = {size if len(size) <= 12 else size[:12] + '...'} is beyond the limit of {MAX_DIM} for a dimension")
+    return value
 
 
 def _emit(as_json, items, dumps, show, claim):
@@ -28,11 +38,11 @@ def _emit(as_json, items, dumps, show, claim):
 @click.argument("claim_id")
 @click.option("--reading", default=None, help="One reading only (default: every reading).")
 @click.option("--part", default=None, help="One part only.")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--budget", type=click.IntRange(min=1), default=SearchConfig.budget, show_default=True, help="Float64 evaluations per round.")
-@click.option("--time", "time_limit", type=click.FloatRange(min=0, min_open=True), default=SearchConfig.time_limit, show_default=True, help="Seconds per round.")
-@click.option("--rounds", type=click.IntRange(min=1), default=6, show_default=True, help="Rounds that move the constant; past it, rounds go on while each moves it by more than 1%.")
-@click.option("--dps", type=click.IntRange(min=15), default=SearchConfig.dps, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
+@click.option("--budget", type=BUDGET, default=SearchConfig.budget, show_default=True, help="Float64 evaluations per round.")
+@click.option("--time", "time_limit", type=SECONDS, default=SearchConfig.time_limit, show_default=True, help="Seconds per round.")
+@click.option("--rounds", type=ROUNDS, default=6, show_default=True, help="Rounds that move the constant; past it, rounds go on while each moves it by more than 1%.")
+@click.option("--dps", type=DPS, default=SearchConfig.dps, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON list to stdout.")
 def tighten_cmd(claim_id, reading, part, seed, budget, time_limit, rounds, dps, as_json):
     """Estimate the best constant on the right-hand side: for lhs <= c rhs a certified lower bound on c, for lhs >= c rhs a certified upper bound, and the best value seen."""
@@ -51,13 +61,13 @@ def tighten_cmd(claim_id, reading, part, seed, budget, time_limit, rounds, dps, 
 @main.command("prove")
 @pack_option
 @click.argument("claim_id")
-@click.option("--dims", "dims_text", default="", help="Fixed dimensions, e.g. n=3,d=2 (every dimension of the claim).")
+@click.option("--dims", "dims_text", default="", callback=bounded_dims, help="Fixed dimensions, e.g. n=3,d=2 (every dimension of the claim; each at most 100).")
 @click.option("--box", "boxes", multiple=True, help="LO:HI for every free variable, or NAME=LO:HI for one (repeatable).")
 @click.option("--reading", default=None, help="One reading only (default: every reading).")
 @click.option("--part", default=None, help="One part only.")
 @click.option("--method", type=click.Choice(METHODS), default="auto", show_default=True, help="auto: SMT when the claim allows it, else branch and bound.")
-@click.option("--time", "time_limit", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True, help="Seconds per part and reading.")
-@click.option("--dps", type=click.IntRange(min=15), default=SearchConfig.dps, show_default=True)
+@click.option("--time", "time_limit", type=SECONDS, default=60.0, show_default=True, help="Seconds per part and reading.")
+@click.option("--dps", type=DPS, default=SearchConfig.dps, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON list to stdout.")
 def prove_cmd(claim_id, dims_text, boxes, reading, part, method, time_limit, dps, as_json):
     """Prove a claim on a bounded domain at fixed dimensions (or refute it with a certified counterexample)."""

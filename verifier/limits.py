@@ -1,0 +1,99 @@
+"""The documented limits on every option and every number read from a file, in one place.
+
+A verifier must never exhaust the machine because an option or a stored file asked it to:
+each limit below is checked before any work starts, and a value outside it is refused with a
+message naming the option, or the file and the field.  The bounds are generous for the
+claims of a paper (the pack's largest stored number has 90 digits, its deepest file nests 6
+levels, its largest dimension is 8) and small enough that the worst accepted input stays
+far below a gigabyte of memory.
+
+``--budget`` is a count of evaluations, never an allocation: any budget up to
+``MAX_BUDGET`` is accepted and the time limit ends a run that cannot spend it.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+#: digits of the high-precision re-check (``--dps``, a stored file's ``dps``); above ~4,000 the
+#: certificates' conversions pass Python's own limit on integer digits (sys.get_int_max_str_digits)
+MIN_DPS, MAX_DPS = 15, 2_000
+#: float64 evaluations per check (``--budget``); a count, stopped by the time limit
+MAX_BUDGET = 10**15
+#: seconds per check (``--time``): finite, positive, at most a week
+MAX_SECONDS = 7 * 24 * 3600.0
+#: ``--seed``: the non-negative integers numpy's seed sequences take, up to 64 bits
+MAX_SEED = 2**64 - 1
+#: ``tighten --rounds``
+MAX_ROUNDS = 1_000
+#: one dimension of a stored counterexample (``dims.n``)
+MAX_DIM = 100
+#: entries of all the variables of a stored counterexample together
+MAX_ENTRIES = 10_000
+#: characters of one number in a file ("3/7", "1e-3", a JSON integer), and its decimal exponent
+MAX_NUMBER_CHARS = 4_000
+#: bytes of a counterexample file or a lockfile
+MAX_FILE_BYTES = 8 * 2**20
+#: nesting of arrays and objects in a JSON file
+MAX_NESTING = 32
+
+
+class LimitError(ValueError):
+    """A value outside its documented limit; the message names the limit."""
+
+
+def available_cores() -> int:
+    """The CPUs this process may run on (its affinity mask, not the machine's count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def capped_jobs(jobs: int) -> int:
+    """``jobs`` worker processes, at most one per available core (``0``: one per core)."""
+    cores = available_cores()
+    return cores if jobs == 0 else min(jobs, cores)
+
+
+def check_seconds(value: float) -> float:
+    if not (isinstance(value, (int, float)) and math.isfinite(value)):
+        raise LimitError(f"must be a finite number of seconds, got {value!r}")
+    if not 0 < value <= MAX_SECONDS:
+        raise LimitError(f"must be in (0, {MAX_SECONDS:g}] seconds, got {value:g}")
+    return float(value)
+
+
+def check_int(value, lo: int, hi: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise LimitError(f"must be an integer, got {type(value).__name__}")
+    if not lo <= value <= hi:
+        raise LimitError(f"must be between {lo:,} and {hi:,}, got {_short(value)}")
+    return value
+
+
+def check_number_text(text: str) -> str:
+    """A number written in a file must be short: its digits and its decimal exponent."""
+    if len(text) > MAX_NUMBER_CHARS:
+        raise LimitError(f"a number of {len(text):,} characters is longer than the limit of {MAX_NUMBER_CHARS:,}")
+    return text
+
+
+def check_exponent(exponent: int) -> int:
+    """A decimal exponent (``1e-400``) expands to that many digits when made exact."""
+    if abs(exponent) > MAX_NUMBER_CHARS:
+        raise LimitError(f"a decimal exponent of {_short(exponent)} is beyond the limit of {MAX_NUMBER_CHARS:,}")
+    return exponent
+
+
+def _short(value: int) -> str:
+    # str() of a huge int is itself refused by Python (and slow): describe its size instead
+    return str(value) if abs(value) < 10**30 else f"a number of about {int(value.bit_length() * 0.30103):,} digits"
+
+
+__all__ = [
+    "LimitError", "MAX_BUDGET", "MAX_DIM", "MAX_DPS", "MAX_ENTRIES", "MAX_FILE_BYTES", "MAX_NESTING", "MAX_NUMBER_CHARS",
+    "MAX_ROUNDS", "MAX_SECONDS", "MAX_SEED", "MIN_DPS", "available_cores", "capped_jobs", "check_exponent", "check_int",
+    "check_number_text", "check_seconds",
+]
