@@ -39,15 +39,20 @@ INTERVAL_PRECISIONS = (120, 320, 720)
 BALL_PRECISION = 1000
 CONJUNCTION = " /\\ "
 
-PREAMBLE = """\
-Require Import Reals Lra Interval.Tactic.
-Open Scope R_scope.
+#: loading Interval costs more CPU time than most proofs: only scripts that use it load it
+INTERVAL_PREAMBLE = """\
+Require Import Interval.Tactic.
 
 (* Interval evaluates Rabs but not Rmax/Rmin: rewrite them through Rabs. *)
 Lemma Rmax_via_abs : forall a b, Rmax a b = (a + b + Rabs (a - b)) / 2.
 Proof. intros a b. unfold Rmax. destruct (Rle_dec a b); [rewrite Rabs_left1 by lra | rewrite Rabs_pos_eq by lra]; lra. Qed.
 Lemma Rmin_via_abs : forall a b, Rmin a b = (a + b - Rabs (a - b)) / 2.
 Proof. intros a b. unfold Rmin. destruct (Rle_dec a b); [rewrite Rabs_left1 by lra | rewrite Rabs_pos_eq by lra]; lra. Qed.
+"""
+
+PREAMBLE = """\
+Require Import Reals Lra.
+Open Scope R_scope.
 
 (* Where exp, ln or sqrt is rational at a rational point. *)
 Lemma exp_at_zero : forall x, x = 0 -> exp x = 1.
@@ -338,12 +343,11 @@ class _Script:
 
     def render(self) -> CoqScript:
         doc, check = self.loaded.document, self.loaded.check
+        facts = [fact for t in self.order if id(t) in self.names for fact in self._fact(t)]
         body = [f"(* {_comment(line)} *)" for line in self._header()]
-        body += ["", PREAMBLE]
+        body += ["", PREAMBLE] + ([INTERVAL_PREAMBLE] if self.uses_interval else [])
         body.append("(* The counterexample's values and every named node of the claim's formulas. *)")
-        for t in self.order:
-            if id(t) in self.names:
-                body += self._fact(t)
+        body += facts
         statements, proofs = [], []
         for name, root, hyp in self.hypotheses:
             self._check_sign(name, root, hyp.strict, f"hypothesis '{hyp.text}'")
