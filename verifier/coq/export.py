@@ -35,7 +35,7 @@ from .terms import COQ_FUNCTIONS, CoqContext, NotExportable, Term, lift
 
 #: Interval's working precisions in bits, tried in turn until the bounds decide every sign; a
 #: node's bounds are widened by 2^(40 - precision) of its size, far above Interval's rounding
-INTERVAL_PRECISIONS = (120, 320, 720)
+INTERVAL_PRECISIONS = (80, 320, 720)
 BALL_PRECISION = 1000
 CONJUNCTION = " /\\ "
 
@@ -88,7 +88,8 @@ def export_counterexample(loaded: LoadedCounterexample) -> CoqScript:
     try:
         hypotheses = [(h, _entries(h.margin(ctx, v))) for h in check.hypotheses]
         lhs, rhs = _entries(check.part.lhs(ctx, v)), _entries(check.part.rhs(ctx, v))
-    except NotImplementedError as exc:
+    except (NotImplementedError, AttributeError) as exc:
+        # a function other contexts offer and Coq's reals lack is named, never approximated
         raise NotExportable(f"not exportable to Coq: a function the Coq context lacks ({exc or 'unnamed'})") from None
     except ZeroDivisionError:
         raise NotExportable("not exportable to Coq: the claim divides by an exact zero at this point") from None

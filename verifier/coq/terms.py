@@ -253,9 +253,3 @@ class CoqContext(_ObjectContext):
             raise NotExportable(f"not exportable to Coq: {fn} (no Coq/Interval counterpart)")
 
         return raise_
-
-    def __getattr__(self, name):
-        # functions other contexts may offer (erf, lambertw, ...) are named, never approximated
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return self._not_exportable(name)
