@@ -343,7 +343,6 @@ class _Script:
             raise _Undecided(f"not exportable to Coq: {what} ({name}) is not certainly {'> 0' if strict else '>= 0'} here")
 
     def render(self) -> CoqScript:
-        doc, check = self.loaded.document, self.loaded.check
         facts = [fact for t in self.order if id(t) in self.names for fact in self._fact(t)]
         body = [f"(* {_comment(line)} *)" for line in self._header()]
         body += ["", PREAMBLE] + ([INTERVAL_PREAMBLE] if self.uses_interval else [])
@@ -366,7 +365,6 @@ class _Script:
         for w in reversed(witnesses[:-1]):
             proof_term = f"(conj {w} {proof_term})"
         body += ["", f"Theorem refutation : {CONJUNCTION.join(statements)}.", f"Proof. exact {proof_term}. Qed.", ""]
-        del doc, check
         return CoqScript("\n".join(body), module_name(self.loaded), sum(1 for t in self.order if id(t) in self.names),
                          self.uses_interval)
 
