@@ -12,12 +12,13 @@ from ..engine import QUICK
 from ..lock import LOCK_NAME, LockedSearch, LockFileError
 from ..registry import lock_key_clash
 from ..regression import make_lock, run_regression
-from ..reporters import check_report, junit
+from ..reporters import check_report, coq_report, junit
 from ..reporters.progress import DelayedProgress
 from ..results import RunResult, Verdict
 from ..store import CounterexampleStore, write_atomic
 from . import BUDGET, DPS, SECONDS, SEED, UsageFailure, _save_counterexamples, err_console, get_claim, main, pack_option, registry
 from . import jobs_option as shared_jobs_option
+from .kernel import coq_options, exit_code, kernel_checks
 
 LOCK_TIME_LIMIT = 30.0  # a safety cap well above what the CI budget needs, so the budget decides
 
@@ -129,15 +130,18 @@ def lock_cmd(lock_path, store_dir, seed, budget, time_limit, dps, jobs, claim_id
 @click.option("--store", "store_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("counterexamples"), show_default=True)
 @jobs_option
 @claim_option
-def check_cmd(lock_path, junit_file, as_json, save, store_dir, jobs, claim_ids):
+@coq_options
+def check_cmd(lock_path, junit_file, as_json, save, store_dir, jobs, claim_ids, coq, coq_dir):
     """Replay the locked counterexamples, rerun the locked search, and compare with the lock.
 
-    Exit 0 when everything matches, 1 with a drift table otherwise, 2 on a missing or corrupt
-    lockfile or counterexample file.  Nothing is written unless --junit or --save is given.
+    Exit 0 when everything matches, 1 with a drift table otherwise (or, with --coq, when coqc
+    rejects a proof), 2 on a missing or corrupt lockfile or counterexample file.  Nothing is
+    written unless --junit or --save is given.
     """
     if save:
         CounterexampleStore(store_dir).check_writable()  # before the search, so its results are not lost after it
     reg = regression(lock_path, as_json, jobs, selected_claims(claim_ids) if claim_ids else None)
+    kernel = kernel_checks([r.path for o in reg.outcomes for r in o.replays], coq, coq_dir, jobs)
     if junit_file is not None:
         write_atomic(junit_file, junit.to_xml(reg, {ch.key: ch for ch in all_checks()}))
     if save:
@@ -146,6 +150,6 @@ def check_cmd(lock_path, junit_file, as_json, save, store_dir, jobs, claim_ids):
         for path in _save_counterexamples(RunResult(found), [checks[r.claim, r.part, r.reading] for r in found], store_dir).values():
             err_console().print(f"saved {path}")
     if as_json:
-        click.echo(check_report.dumps_regression(reg))
+        click.echo(check_report.dumps_regression(reg) if kernel is None else coq_report.regression_json(reg, kernel))
     check_report.print_regression(err_console(), reg)
-    sys.exit(reg.exit_code)
+    sys.exit(exit_code(kernel, reg.exit_code, max(reg.exit_code, 1)))

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import click
 
-from ..reporters import json_report, replay_report, text
+from ..reporters import coq_report, json_report, replay_report, text
 from ..store import replay as replay_file
 from . import DPS, _config, select_checks, _run_and_report, err_console, get_claim, main, out_console, pack_option, registry, search_options
+from .kernel import coq_options, exit_code, kernel_checks
 
 
 @main.command("lemma")
@@ -69,20 +70,23 @@ def show_cmd(claim_id, as_json):
 @click.option("--dps", type=DPS, default=None, help="Digits (default: the file's).")
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--format", "fmt", type=click.Choice(["text", "latex"]), default="text", show_default=True, help="latex: print the typeset snippet on stdout.")
-def replay_cmd(file, dps, as_json, fmt):
+@coq_options
+def replay_cmd(file, dps, as_json, fmt, coq, coq_dir):
     """Re-certify a stored counterexample against the claim as the code states it now.
 
-    Exit 1 when it still refutes the claim, 0 when it no longer does.
+    Exit 1 when it still refutes the claim, 0 when it no longer does; with --coq, 2 when
+    coqc rejects the proof.
     """
     result = replay_file(file, lambda paper, cid: registry().find(paper, cid), dps)
+    kernel = kernel_checks([file], coq, coq_dir)
 
     if as_json:
-        click.echo(replay_report.to_json(result))
+        click.echo(replay_report.to_json(result) if kernel is None else coq_report.replay_json(result, kernel))
     elif fmt == "latex":
         from ..reporters.latex import replay_snippet
 
         click.echo(replay_snippet(result), nl=False)
     else:
         replay_report.print_replay(err_console(), result)
-    sys.exit(1 if result.still_refutes else 0)
+    sys.exit(exit_code(kernel, 1 if result.still_refutes else 0, 2))
 
