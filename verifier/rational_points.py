@@ -114,6 +114,10 @@ def inverse_stereographic(t, j, s):
     return np.array(out, dtype=object)
 
 
+def _eye(n):
+    return fmpq_mat(n, n, [fmpq(int(i == j)) for i in range(n) for j in range(n)])
+
+
 def _mat(x):
     n = x.shape[0]
     return fmpq_mat(n, n, [q(v) for v in x.ravel()])
@@ -142,7 +146,7 @@ def nearest_signed_permutation(x) -> np.ndarray:
 def cayley(a, sign=None):
     """``S (I - A)(I + A)^-1``: orthogonal for every skew-symmetric rational ``A``."""
     m = _mat(a)
-    eye = fmpq_mat(m.nrows(), m.nrows(), [fmpq(int(i == j)) for i in range(m.nrows()) for j in range(m.nrows())])
+    eye = _eye(m.nrows())
     out = (eye - m) * (eye + m).inv()
     if sign is not None:
         out = _mat(sign) * out
@@ -152,8 +156,7 @@ def cayley(a, sign=None):
 def cayley_parameters(x, sign):
     """The skew-symmetric ``A`` with ``S^T x = (I - A)(I + A)^-1`` (projected to skew)."""
     m = _mat(sign).transpose() * _mat(x)
-    n = m.nrows()
-    eye = fmpq_mat(n, n, [fmpq(int(i == j)) for i in range(n) for j in range(n)])
+    eye = _eye(m.nrows())
     try:
         a = _arr((eye - m) * (eye + m).inv())
     except ZeroDivisionError:
@@ -166,8 +169,7 @@ def _orthogonal(x):
     if n == 0:
         return x
     xm = _mat(x)
-    eye = fmpq_mat(n, n, [fmpq(int(i == j)) for i in range(n) for j in range(n)])
-    if xm.transpose() * xm == eye:
+    if xm.transpose() * xm == _eye(n):
         return x
     sign = nearest_signed_permutation(x)
     # a rational A with denominators bounded by float64's: the exact A of a float Q has
@@ -203,7 +205,7 @@ def _snap_variable(var, x, den):
     if isinstance(dom, OrthogonalMatrix) and point.size:
         entries = _snap_array(point, den)
         m = _mat(entries)
-        if m.transpose() * m == fmpq_mat(m.nrows(), m.nrows(), [fmpq(int(i == j)) for i in range(m.nrows()) for j in range(m.nrows())]):
+        if m.transpose() * m == _eye(m.nrows()):
             return entries[None]
         sign = nearest_signed_permutation(point)
         try:

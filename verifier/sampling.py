@@ -376,39 +376,40 @@ __all__ = ["Sampler", "project", "batch_fastest", "exactify", "fractions_of", "F
 
 
 # ------------------------------------------------------------------ constrained kinds
-# Pattern tables per kind: (weight, on the boundary?).  A boundary pattern lands exactly on
+# Pattern weights per kind.  The boundary patterns land exactly on
 # a vertex, edge or face of a simplex, a one-hot or repeated row, an axis or diagonal
 # direction, a tie, a signed permutation; the interior ones go through a transform of free
 # parameters (softmax, normalised Gaussian, cumulative exponentials, QR).  About 60 % of
 # the samples land on the boundary, where the extremal cases of these lemmas sit.
 SIMPLEX_PATTERNS = {
-    "vertex": (1.5, True),
-    "edge": (1.0, True),
-    "face": (1.0, True),
-    "face-centroid": (1.0, True),
-    "softmax": (2.0, False),
-    "dirichlet-sparse": (1.0, False),
-    "simple": (0.7, False),
+    "vertex": 1.5,
+    "edge": 1.0,
+    "face": 1.0,
+    "face-centroid": 1.0,
+    "softmax": 2.0,
+    "dirichlet-sparse": 1.0,
+    "simple": 0.7,
 }
-STOCHASTIC_PATTERNS = {  # whole matrices; "rows" draws each row from SIMPLEX_PATTERNS
-    "rows": (3.0, None),
-    "repeated-row": (1.0, None),
-    "one-hot-rows": (1.0, True),
-    "same-vertex": (0.5, True),
+STOCHASTIC_PATTERNS = {  # whole matrices
+    "rows": 3.0,  # each row drawn from SIMPLEX_PATTERNS
+    "repeated-row": 1.0,
+    "one-hot-rows": 1.0,
+    "same-vertex": 0.5,
+    "softmax-rows": 1.5,  # every row inside: attention of finite scores
 }
 SPHERE_PATTERNS = {
-    "2": {"axis": (1.5, True), "diagonal": (1.5, True), "gauss": (2.5, False), "near-axis": (1.0, False), "simple": (0.7, False)},
-    "inf": {"vertex": (1.5, True), "face": (1.5, True), "axis": (1.0, True), "gauss": (2.0, False), "simple": (0.7, False)},
-    "1": {"axis": (1.5, True), "edge": (1.0, True), "face": (1.0, True), "diagonal": (1.0, True), "gauss": (2.5, False)},
+    "2": {"axis": 1.5, "diagonal": 1.5, "gauss": 2.5, "near-axis": 1.0, "simple": 0.7},
+    "inf": {"vertex": 1.5, "face": 1.5, "axis": 1.0, "gauss": 2.0, "simple": 0.7},
+    "1": {"axis": 1.5, "edge": 1.0, "face": 1.0, "diagonal": 1.0, "gauss": 2.5},
 }
-ORDERED_PATTERNS = {"ties": (2.0, True), "all-equal": (0.7, True), "at-bounds": (1.0, True), "sorted": (2.0, False),
-                    "increments": (1.5, False), "small-int": (1.0, True)}
-ORTHOGONAL_PATTERNS = {"signed-permutation": (1.5, True), "hadamard": (1.5, True), "givens": (1.0, True),
-                       "haar": (2.5, False), "near-permutation": (1.5, False)}
+ORDERED_PATTERNS = {"ties": 2.0, "all-equal": 0.7, "at-bounds": 1.0, "sorted": 2.0,
+                    "increments": 1.5, "small-int": 1.0}
+ORTHOGONAL_PATTERNS = {"signed-permutation": 1.5, "hadamard": 1.5, "givens": 1.0,
+                       "haar": 2.5, "near-permutation": 1.5}
 
 
 def domain_patterns(var) -> dict:
-    """The pattern table (name -> (weight, boundary)) of a constrained variable."""
+    """The pattern weights (name -> weight) of a constrained variable."""
     from .domains import OrderedEntries, OrthogonalMatrix, SimplexRows, UnitSphere
 
     dom = var.domain
@@ -425,9 +426,7 @@ def domain_patterns(var) -> dict:
 
 def sample_domain(var, shape, rng, size) -> np.ndarray:
     """Float samples of a constrained (non-derived) variable, batch first."""
-    table = domain_patterns(var)
-    weights = {k: w for k, (w, _) in table.items()}
-    return _grouped(rng, size, shape, weights, _domain_pattern, var)
+    return _grouped(rng, size, shape, domain_patterns(var), _domain_pattern, var)
 
 
 def _domain_pattern(name, rng, m, shape, var):
@@ -491,14 +490,16 @@ def _simplex_rows(name, rng, m, k):
 def _stochastic(name, rng, m, shape):
     r, k = shape
     if name == "rows":
-        return _grouped(rng, m * r, (k,), {n: w for n, (w, _) in SIMPLEX_PATTERNS.items()}, lambda n, g, c, s: _simplex_rows(n, g, c, k)).reshape(m, r, k)
+        return _grouped(rng, m * r, (k,), SIMPLEX_PATTERNS, lambda n, g, c, s: _simplex_rows(n, g, c, k)).reshape(m, r, k)
     if name == "repeated-row":
-        row = _grouped(rng, m, (k,), {n: w for n, (w, _) in SIMPLEX_PATTERNS.items()}, lambda n, g, c, s: _simplex_rows(n, g, c, k))
+        row = _grouped(rng, m, (k,), SIMPLEX_PATTERNS, lambda n, g, c, s: _simplex_rows(n, g, c, k))
         return np.repeat(row[:, None, :], r, axis=1)
     if name == "one-hot-rows":
         return _simplex_rows("vertex", rng, m * r, k).reshape(m, r, k)
     if name == "same-vertex":
         return np.repeat(_simplex_rows("vertex", rng, m, k)[:, None, :], r, axis=1)
+    if name == "softmax-rows":
+        return _simplex_rows("softmax", rng, m * r, k).reshape(m, r, k)
     raise AssertionError(name)
 
 
@@ -644,10 +645,11 @@ def orthogonal_polar(x):
 def on_boundary(var, x) -> np.ndarray:
     """Per sample: does the float point sit on the set's boundary (or a special direction)?
 
-    Simplex rows: some entry exactly 0.  Unit vectors: an axis, a diagonal direction (every
-    nonzero entry of equal magnitude) or, for the max and l1 norms, a lower-dimensional face.
-    Ordered: a tie or an entry at a bound.  Orthogonal: every nonzero entry of equal
-    magnitude (signed permutations, Hadamard-like).  For measurement, not for the search.
+    Simplex rows: some entry exactly 0.  Euclidean unit vectors: an axis or a diagonal
+    direction (every nonzero entry of equal magnitude); max and l1 unit vectors: a
+    lower-dimensional face of the cube or cross-polytope.
+    Ordered: a tie or an entry at a bound.  Orthogonal: a zero entry (signed permutations,
+    Givens rotations, block structure) or every entry of equal magnitude (Hadamard-like).  For measurement, not for the search.
     """
     from .domains import DerivedValue, OrderedEntries, OrthogonalMatrix, SimplexRows, UnitSphere
 
@@ -673,10 +675,13 @@ def on_boundary(var, x) -> np.ndarray:
     top = a.max(axis=1, keepdims=True)
     equal = np.all((a == 0) | np.isclose(a, top, rtol=1e-12, atol=0), axis=1)
     if isinstance(dom, UnitSphere) and dom.norm != "2":
-        nonzero = np.count_nonzero(flat, axis=1) < flat.shape[1]
-        at_one = np.count_nonzero(np.isclose(a, 1.0, rtol=0, atol=0), axis=1) >= 1
-        return equal | nonzero | (at_one if dom.norm == "inf" else False)
-    if isinstance(dom, (UnitSphere, OrthogonalMatrix)):
+        # every point of these spheres lies on a facet of the cube or cross-polytope: the
+        # boundary is the lower-dimensional faces (a zero entry, or two entries at +-1)
+        zero = np.any(flat == 0, axis=1)
+        return zero | (np.count_nonzero(a == 1.0, axis=1) >= 2) if dom.norm == "inf" else zero
+    if isinstance(dom, OrthogonalMatrix):  # a zero entry: permutation, Givens or block structure
+        return equal | np.any(flat == 0, axis=1)
+    if isinstance(dom, UnitSphere):
         return equal
     return np.zeros(m, bool)
 
