@@ -364,8 +364,8 @@ def _domain_hypotheses(var: Variable) -> list[Hypothesis]:
     out = []
     if var.lo is not None:
         out.append(Hypothesis(f"{var.name} \u2265 {var.lo:g}", lambda ctx, v, n=var.name, lo=var.lo: ctx.min_all(v[n]) - ctx.const(_frac(lo))))
-    if var.hi is not None:
-        out.append(Hypothesis(f"{var.name} \u2264 {var.hi:g}", lambda ctx, v, n=var.name, hi=var.hi: ctx.const(_frac(hi)) - ctx.max_all(v[n])))
+    if var.hi is not None:  # the array on the left: a z3 constant would try to parse it
+        out.append(Hypothesis(f"{var.name} \u2264 {var.hi:g}", lambda ctx, v, n=var.name, hi=var.hi: -(ctx.max_all(v[n]) - ctx.const(_frac(hi)))))
     if var.radius is not None:
         centre = var.near
         text = f"\u2016{var.name} \u2212 {centre}\u2016\u221e \u2264 {var.radius}" if centre else f"\u2016{var.name}\u2016\u221e \u2264 {var.radius}"

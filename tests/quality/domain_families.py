@@ -176,7 +176,33 @@ def thirds_derived(_seed=0):
                   lambda ctx, v: v.a * v.b + v.b * v.c + v.c * v.a, lambda ctx, v: ctx.const(Fraction(1, 3)), "<", "ab + bc + ca < 1/3")
 
 
+def simplex_interior(seed):
+    """||p - c||^2 >= r^2 with c a random interior point: fails only in a small ball around c."""
+    rng = _rng(seed, 13)
+    n = int(rng.integers(3, 6))
+    c = [Fraction(x).limit_denominator(10**6) for x in rng.dirichlet(np.ones(n) * 3)]
+    c[-1] = 1 - sum(c[:-1])
+    r2 = Fraction(int(rng.integers(1, 10)), 10**6)
+    return _claim(f"simplex-interior-{seed}", (Simplex("p", "n"),), (Dim("n", n, n),),
+                  lambda ctx, v: sum((v.p[:, i] - ctx.const(c[i])) ** 2 for i in range(n)) + 1, lambda ctx, v: ctx.const(r2 + 1),
+                  ">=", "||p - c||^2 >= r^2")
+
+
+def sphere_interior(seed):
+    """u . c <= 1 - delta for a random unit direction c: fails only in a small cap around c."""
+    rng = _rng(seed, 14)
+    n = int(rng.integers(3, 6))
+    g = rng.standard_normal(n)
+    c = [Fraction(x).limit_denominator(10**6) for x in g / np.linalg.norm(g)]
+    delta = Fraction(int(rng.integers(1, 10)), 10**5)
+    return _claim(f"sphere-interior-{seed}", (UnitVector("u", "n"),), (Dim("n", n, n),),
+                  lambda ctx, v: sum(v.u[:, i] * ctx.const(c[i]) for i in range(n)), lambda ctx, v: ctx.const(1 - delta),
+                  "<=", "u . c <= 1 - delta")
+
+
 REFUTED_FAMILIES = {
+    "simplex-interior": simplex_interior,
+    "sphere-interior": sphere_interior,
     "simplex-vertex": simplex_vertex,
     "simplex-face": simplex_face,
     "stochastic-one-hot-row": stochastic_one_hot_row,
