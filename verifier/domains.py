@@ -44,7 +44,7 @@ class Domain:
                 continue
             margin = np.asarray(hyp.margin(ctx, _single(var.name, x)), dtype=object).ravel()[0]
             if margin < 0:
-                return f"not on the {self.kind} set: {hyp.text} fails"
+                return f"not on the {self.kind} set: '{hyp.text}' fails"
         return None
 
 
@@ -82,7 +82,7 @@ class SimplexRows(Domain):
         what = "each row of " + var.name if len(var.shape) == 2 else var.name
         return [
             Hypothesis(f"{var.name} \u2265 0 entrywise", lambda ctx, v, n=var.name: ctx.min_all(v[n])),
-            Hypothesis(f"the entries of {what} sum to exactly 1", lambda ctx, v, n=var.name: _row_sum_gap(ctx, v[n])),
+            Hypothesis(f"{what} sums to exactly 1", lambda ctx, v, n=var.name: _row_sum_gap(ctx, v[n])),
         ]
 
 

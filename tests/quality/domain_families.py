@@ -15,6 +15,19 @@ import numpy as np
 from verifier import Claim, Derived, Dim, Ordered, Orthogonal, Part, Scalar, Simplex, Stochastic, UnitVector, Vector
 
 
+def exact_point(cx):
+    """A counterexample's stored values as exact rationals (batch axis of one)."""
+    from flint import fmpq
+
+    from verifier.store import parse_exact
+
+    def one(text):
+        f = parse_exact(text)
+        return fmpq(f.numerator, f.denominator)
+
+    return {k: np.vectorize(one, otypes=[object])(np.asarray(v, dtype=object))[None] for k, v in cx.vars.items()}
+
+
 def _rng(seed, salt):
     return np.random.default_rng([seed, salt])
 

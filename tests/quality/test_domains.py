@@ -12,27 +12,16 @@ from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
 import pytest
-from flint import fmpq
 
 from verifier.certify import Certifier
 from verifier.contexts import ExactContext
 from verifier.domains import membership_errors
 from verifier.engine import QUICK, SearchConfig, run_check
-from verifier.store import parse_exact
 
-from .domain_families import REFUTED_FAMILIES, TRUE_FAMILIES
+from .domain_families import REFUTED_FAMILIES, TRUE_FAMILIES, exact_point
 
 SEEDS = range(5)
-
-
-def _exact_point(check, cx):
-    data = {}
-    for var in check.variables:
-        arr = np.vectorize(lambda s: fmpq(parse_exact(s).numerator, parse_exact(s).denominator), otypes=[object])(np.asarray(cx.vars[var.name], dtype=object))
-        data[var.name] = arr[None]
-    return data
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -42,7 +31,7 @@ def test_family_is_refuted_on_the_set(family, seed):
     result = run_check(check, SearchConfig(seed=seed))
     assert result.verdict.value == "refuted", (family, seed, result.stop_reason, result.message)
     cx = result.counterexample
-    point = _exact_point(check, cx)
+    point = exact_point(cx)
     assert membership_errors(check, point, cx.dims, ExactContext()) is None
     cert = Certifier(50).certify(check, point, cx.dims)
     assert cert.violated

@@ -82,9 +82,9 @@ def test_a_point_off_the_set_fails_its_membership_hypothesis_exactly():
     check = _claim(Stochastic("x", "n", "n"), 2, relation="<").checks()[0]
     off = {"x": np.array([[[fmpq(1, 2), fmpq(1, 2) + fmpq(1, 10**30)], [fmpq(1), fmpq(0)]]], dtype=object)}
     cert = Certifier(30).certify(check, off, {"n": 2})
-    assert cert.status == "hypothesis-fails" and "sum to exactly 1" in cert.detail
+    assert cert.status == "hypothesis-fails" and "sums to exactly 1" in cert.detail
     name, reason = membership_errors(check, off, {"n": 2}, EXACT)
-    assert name == "x" and "sum to exactly 1" in reason
+    assert name == "x" and "sums to exactly 1" in reason
 
 
 def test_derived_variable_is_computed_exactly_and_checked():
