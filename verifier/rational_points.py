@@ -251,13 +251,14 @@ NEAR_TIE = 1e-6
 
 
 def try_near_tie(check, certifier, data, index, dims, rel, previous_best):
-    """At a new best relative margin that is a near-tie, certify the simple rationals nearby.
+    """At a new best relative margin that is a near-tie of a strict claim, certify the simple rationals nearby.
 
     Tried once per decade of improvement (1e-6, 1e-7, ..., and 0), so a search converging
     on a tie pays for a dozen attempts, not one per step.  Returns (point, certificate) of
     the first certified violation, or None.
     """
-    if not abs(rel) <= NEAR_TIE or _decade(rel) == _decade(previous_best):
+    # only a strict claim fails at its equality point; a non-strict one holds there
+    if not check.strict or not abs(rel) <= NEAR_TIE or _decade(rel) == _decade(previous_best):
         return None
     from .sampling import exactify
 
