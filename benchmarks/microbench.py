@@ -1,10 +1,15 @@
 """Micro-benchmarks: batched float64 evaluation rate and certification time.
 
     python benchmarks/microbench.py [--claim 4.1] [--n 8] [--d 8] [--batch 4096] [--seconds 3]
+    python benchmarks/microbench.py --tanh [--n 8] [--d 8]
 
 Reports candidates per second per core of the *engine's* float path (sampling excluded,
 the margin, its hypotheses and the engine's filtering included), and the time of
 ``Certifier(50).certify`` on a counterexample the search found.
+
+``--tanh`` instead compares one claim written with ``ctx.tanh`` against the same claim
+written with ``ctx.exp`` (tanh x = (e^2x - 1)/(e^2x + 1)): evaluation rate and a whole
+search, so that a new function is known not to slow a claim down.
 """
 
 from __future__ import annotations
@@ -86,6 +91,45 @@ def certification_time_at(check, dims, repeats):
     return None
 
 
+def soft_capping_claims():
+    """Logit soft-capping ``|cap tanh(S / cap)| <= |S|`` entrywise over an n x d score
+    matrix, once with ``ctx.tanh`` and once with ``ctx.exp``; false in the exp form only
+    where overflow makes nan, so both search their whole budget."""
+    from verifier.claims import Claim, Dim, Matrix, Part, Scalar
+
+    def with_tanh(ctx, v):
+        cap = v.cap[:, None, None]
+        return ctx.max_all(ctx.abs(cap * ctx.tanh(v.S / cap)) - ctx.abs(v.S))
+
+    def with_exp(ctx, v):
+        cap = v.cap[:, None, None]
+        e = ctx.exp(2 * v.S / cap)
+        return ctx.max_all(ctx.abs(cap * (e - 1) / (e + 1)) - ctx.abs(v.S))
+
+    def claim(name, fn):
+        part = Part("main", fn, lambda ctx, v: 0)
+        variables = (Scalar("cap", lo=1, hi=50), Matrix("S", "n", "d", lo=-30, hi=30))
+        return Claim(name, name, "|cap tanh(S/cap)| <= |S|", variables, (Dim("n", 1, 8), Dim("d", 1, 8)), (part,))
+
+    return claim("tanh", with_tanh), claim("exp", with_exp)
+
+
+def compare_tanh(dims, batch, seconds, budget):
+    rows = {}
+    for claim in soft_capping_claims():
+        check = claim.checks()[0]
+        rate, wall, k = evaluation_rate(check, dims, batch, seconds)
+        t = time.perf_counter()
+        result = run_check(check, SearchConfig(seed=0, budget=budget))
+        search_seconds = time.perf_counter() - t
+        rows[claim.id] = (rate, search_seconds, result)
+        print(f"{claim.id:5s} float64 evaluation, batch {batch}: {rate:,.0f} candidates per CPU-second "
+              f"(median of {k}); search of {result.stats.evaluations:,} evaluations: {search_seconds:.2f} s, {result.verdict.value}")
+    ratio = rows["tanh"][0] / rows["exp"][0]
+    print(f"tanh / exp evaluation rate: {ratio:.2f} (search time exp / tanh: {rows['exp'][1] / rows['tanh'][1]:.2f})")
+    return ratio
+
+
 def _nested(v):
     if isinstance(v, list):
         return [_nested(x) for x in v]
@@ -101,7 +145,15 @@ def main(argv=None):
     p.add_argument("--seconds", type=float, default=3.0)
     p.add_argument("--repeats", type=int, default=20)
     p.add_argument("--default-malloc", action="store_true", help="measure without the engine's allocator tuning")
+    p.add_argument("--tanh", action="store_true", help="compare a claim written with ctx.tanh against the same claim with ctx.exp")
+    p.add_argument("--budget", type=int, default=SearchConfig.budget, help="search budget for --tanh")
     args = p.parse_args(argv)
+    if args.tanh:
+        if not args.default_malloc:
+            tune_allocator()
+        print(f"# soft-capping claim at n = {args.n}, d = {args.d}; pid {os.getpid()}, load {os.getloadavg()}")
+        compare_tanh({"n": args.n, "d": args.d}, args.batch[-1] if len(args.batch) == 1 else 4096, args.seconds, args.budget)
+        return
     check = REGISTRY.get(args.claim).checks()[0]
     if not args.default_malloc:
         tune_allocator()  # as run_check does

@@ -25,7 +25,7 @@ import numpy as np
 import sympy
 
 from .claims import Check
-from .contexts import BallContext, ExactContext, MPContext, NotRational, SymbolicContext, to_fraction
+from .contexts import BallContext, DomainError, ExactContext, MPContext, NotRational, SymbolicContext, to_fraction
 
 EXACT = ExactContext()
 
@@ -67,11 +67,9 @@ class Certifier:
         mp = MPContext(self.dps)
         try:
             if display:
-                with mp.precision():  # converted outside it, inputs would be rounded to 53 bits
-                    values = mp.convert(data)
-                ev = check.evaluate(mp, values, dims, with_hypotheses=False)
+                ev = check.evaluate(mp, mp.convert(data), dims, with_hypotheses=False)
                 shown = (ev.lhs[0], ev.rhs[0], ev.margin[0])
-        except (ZeroDivisionError, ValueError, OverflowError):
+        except (ZeroDivisionError, ValueError, OverflowError, DomainError):
             shown = (None, None, None)
         try:
             cert = self._exact(check, data, dims)
@@ -88,6 +86,8 @@ class Certifier:
             ev = check.evaluate(EXACT, EXACT.convert(data), dims)
         except ZeroDivisionError as exc:
             return Certificate("hypothesis-fails", "exact", detail=f"division by zero ({exc})")
+        except DomainError as exc:
+            return Certificate("hypothesis-fails", "exact", detail=f"outside a function's domain ({exc})")
         for hyp, h in zip(check.hypotheses, ev.hypotheses):
             h = h[0]
             if h < 0 or (hyp.strict and h == 0):
@@ -112,7 +112,7 @@ class Certifier:
             try:
                 with EXACT.precision():
                     out.append(np.asarray(hyp.margin(EXACT, v), dtype=object).reshape(-1)[0])
-            except (NotRational, ZeroDivisionError):
+            except (NotRational, ZeroDivisionError, DomainError):
                 out.append(None)
         return out
 
@@ -129,6 +129,8 @@ class Certifier:
                 ev = check.evaluate(ball, ball.convert(data), dims)
             except ZeroDivisionError as exc:
                 return Certificate("hypothesis-fails", "interval", detail=f"division by zero ({exc})")
+            except DomainError as exc:
+                return Certificate("hypothesis-fails", "interval", detail=f"outside a function's domain ({exc})")
             hyp_state = "hold"
             for hyp, h, exact_h in zip(check.hypotheses, ev.hypotheses, exact_hyps):
                 h = h[0]

@@ -21,6 +21,8 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from .contexts import Bound, FloatLiteralError, as_numbers
+
 Fn = Callable[[Any, "Values"], Any]
 
 RELATIONS = {
@@ -67,8 +69,10 @@ class Variable:
 
     name: str
     shape: tuple[str, ...] = ()
-    lo: float | None = None
-    hi: float | None = None
+    #: a bound means the exact value written: ``"0.1"``, ``Fraction(1, 10)``, ``Decimal("0.1")``
+    #: and the float ``0.1`` all mean 1/10 (a float by its shortest repr)
+    lo: float | str | Fraction | None = None
+    hi: float | str | Fraction | None = None
     near: str | None = None
     radius: str | None = None
     lower: Fn | None = None
@@ -83,6 +87,13 @@ class Variable:
     def __post_init__(self):
         if not self.name.isidentifier():
             raise ClaimDefinitionError(f"variable name must be an identifier, got {self.name!r}")
+        for end, side in (("lo", -1), ("hi", 1)):
+            value = getattr(self, end)
+            if value is not None:
+                try:
+                    object.__setattr__(self, end, Bound(value, side))
+                except (TypeError, ValueError) as exc:
+                    raise ClaimDefinitionError(f"variable {self.name}: {end}={value!r}: {exc}") from None
         if self.lo is not None and self.hi is not None and self.lo > self.hi:
             raise ClaimDefinitionError(f"variable {self.name}: lo={self.lo} > hi={self.hi}")
         if self.near is not None and self.radius is None:
@@ -126,7 +137,7 @@ class Values:
     __slots__ = ("_data", "params", "dims")
 
     def __init__(self, data: Mapping[str, Any], params: Mapping[str, Any], dims: Mapping[str, int]):
-        object.__setattr__(self, "_data", dict(data))
+        object.__setattr__(self, "_data", {k: as_numbers(x) for k, x in data.items()})
         object.__setattr__(self, "params", params)
         object.__setattr__(self, "dims", dims)
 
@@ -353,19 +364,26 @@ class Check:
         """Evaluate lhs, rhs, margin and hypothesis margins in ``ctx``."""
         v = self.values(data, dims)
         with ctx.precision():
-            hyps = tuple(_as_batch(ctx, h.margin(ctx, v), data) for h in self.hypotheses) if with_hypotheses else ()
-            lhs = _as_batch(ctx, self.part.lhs(ctx, v), data)
-            rhs = _as_batch(ctx, self.part.rhs(ctx, v), data)
+            hyps = tuple(self._run(h.margin, ctx, v, data, f"hypothesis {h.text!r}") for h in self.hypotheses) if with_hypotheses else ()
+            lhs = self._run(self.part.lhs, ctx, v, data, "lhs")
+            rhs = self._run(self.part.rhs, ctx, v, data, "rhs")
+            lhs, rhs = _broadcast_sides(lhs, rhs)
             lhs, rhs, margin, scale = _compare(ctx, self.part, lhs, rhs)
         return Evaluation(lhs, rhs, margin, scale, hyps)
+
+    def _run(self, fn, ctx, v, data, where):
+        try:
+            return _as_batch(ctx, fn(ctx, v), data)
+        except FloatLiteralError as exc:
+            raise FloatLiteralError(f"claim {self.claim.id} part {self.part.name} ({where}): {exc}") from None
 
 
 def _domain_hypotheses(var: Variable) -> list[Hypothesis]:
     out = []
     if var.lo is not None:
-        out.append(Hypothesis(f"{var.name} \u2265 {var.lo:g}", lambda ctx, v, n=var.name, lo=var.lo: ctx.min_all(v[n]) - ctx.const(_frac(lo))))
-    if var.hi is not None:  # the array on the left: a z3 constant would try to parse it
-        out.append(Hypothesis(f"{var.name} \u2264 {var.hi:g}", lambda ctx, v, n=var.name, hi=var.hi: -(ctx.max_all(v[n]) - ctx.const(_frac(hi)))))
+        out.append(Hypothesis(f"{var.name} \u2265 {var.lo:g}", lambda ctx, v, n=var.name, lo=var.lo: ctx.min_all(v[n]) - ctx.const(lo.exact)))
+    if var.hi is not None:
+        out.append(Hypothesis(f"{var.name} \u2264 {var.hi:g}", lambda ctx, v, n=var.name, hi=var.hi: ctx.const(hi.exact) - ctx.max_all(v[n])))
     if var.radius is not None:
         centre = var.near
         text = f"\u2016{var.name} \u2212 {centre}\u2016\u221e \u2264 {var.radius}" if centre else f"\u2016{var.name}\u2016\u221e \u2264 {var.radius}"
@@ -384,21 +402,29 @@ def _domain_hypotheses(var: Variable) -> list[Hypothesis]:
     return out
 
 
-def _frac(x):
-    from fractions import Fraction
-
-    return Fraction(x).limit_denominator(10**12) if isinstance(x, float) else Fraction(x)
-
-
 def _as_batch(ctx, value, data):
     """Broadcast a claim function's result to an array with a batch axis."""
-    arr = np.asarray(value, dtype=np.float64 if ctx.name == "float64" else object)
+    if ctx.name == "float64":
+        arr = np.asarray(value, dtype=np.float64)
+    else:  # a side written as a plain constant (``rhs = Fraction(9, 10)``) becomes the context's number
+        arr = np.asarray(ctx.lift(value), dtype=object)
     batch = _batch_size(data)
     if arr.ndim == 0:
         out = np.empty((batch,), dtype=arr.dtype)
         out[...] = arr[()]
-        return out
-    return arr
+        arr = out
+    return arr if ctx.name == "float64" else ctx.wrap(arr)
+
+
+def _broadcast_sides(lhs, rhs):
+    """Both sides to one shape, aligned on the batch axis (``x_i <= 9/10`` for a vector x)."""
+    if np.shape(lhs) == np.shape(rhs):
+        return lhs, rhs
+    k = max(np.ndim(lhs), np.ndim(rhs))
+    lhs = np.reshape(lhs, np.shape(lhs) + (1,) * (k - np.ndim(lhs)))
+    rhs = np.reshape(rhs, np.shape(rhs) + (1,) * (k - np.ndim(rhs)))
+    lhs, rhs = np.broadcast_arrays(lhs, rhs, subok=True)
+    return lhs, rhs
 
 
 def _batch_size(data):
@@ -408,10 +434,12 @@ def _batch_size(data):
 
 
 def _compare(ctx, part: Part, lhs, rhs):
-    """Margin (>= 0 where the part holds) and a scale to make it relative."""
+    """Margin (>= 0 where the part holds) and a scale to make it relative.
+
+    The sides keep the claim's own orientation (readers copy them under the labels
+    "lhs" and "rhs"); only the margin's sign convention depends on the relation.
+    """
     rel = part.relation
-    if rel in (">=", ">"):
-        lhs, rhs = rhs, lhs
     if rel == "==":
         diff = ctx.abs(lhs - rhs)
         if np.ndim(diff) > 1:
@@ -427,7 +455,7 @@ def _compare(ctx, part: Part, lhs, rhs):
             margin = -diff
             scale = ctx.maximum(ctx.abs(lhs), ctx.abs(rhs))
         return lhs, rhs, margin, scale
-    per = rhs - lhs
+    per = rhs - lhs if rel in ("<=", "<") else lhs - rhs
     if np.ndim(per) > 1:
         if not part.elementwise:
             raise ClaimDefinitionError(f"part {part.name}: lhs/rhs are arrays; declare elementwise=True or reduce them")

@@ -22,11 +22,14 @@ Precision is always scoped (``with ctx.precision(...)``), never set globally.
 from __future__ import annotations
 
 import contextlib
+from decimal import Decimal
 from fractions import Fraction
+from dataclasses import dataclass
 from typing import Any, Iterator
 
 import mpmath
 import numpy as np
+import scipy.special
 import sympy
 from flint import arb, fmpq
 from flint import ctx as flint_ctx
@@ -36,23 +39,154 @@ class NotRational(ArithmeticError):
     """Raised by the exact context when a claim leaves the rationals (exp, log, sqrt)."""
 
 
+class DomainError(ArithmeticError):
+    """A function was applied outside its domain (log of a negative number, say).
+
+    Every rigorous context raises it where the float context gives nan, and the
+    certifier treats it as it treats a division by zero: the point is outside the claim's
+    hypotheses, never a violation.
+    """
+
+
+class FloatLiteralError(TypeError):
+    """A float literal reached an exact context: its value is not the decimal written."""
+
+
+class Bound(float):
+    """A domain endpoint: the nearest float in the float search, the exact value elsewhere.
+
+    ``Fraction(bound)`` and every exact context see the value the author wrote (``"0.1"``
+    or ``1e-9`` mean 1/10 and 1/10^9).  A value no float holds is rounded *outward*
+    (``side=-1`` for a lower end, ``+1`` for an upper end): the float search clips just
+    outside, within a rounding of the float hypotheses' tolerance, and the exact
+    projection then clips onto the decimal itself, so a claim false only at the endpoint
+    is reached.
+    """
+
+    exact: Fraction
+
+    def __new__(cls, value: Any, side: int = 0) -> "Bound":
+        exact = exact_decimal(value)
+        nearest = float(exact)
+        if side and Fraction(nearest) != exact and (Fraction(nearest) > exact) == (side < 0):
+            nearest = float(np.nextafter(nearest, side * np.inf))
+        out = super().__new__(cls, nearest)
+        out.exact = exact
+        return out
+
+    def __repr__(self) -> str:
+        shortest = repr(float(self.exact))
+        return shortest if Fraction(shortest) == self.exact else f"'{self.exact}'"
+
+    __str__ = __repr__
+
+    @property
+    def plain(self) -> int | float | str:
+        """For JSON: an int or a float when one holds the value exactly, else ``"1/10"``."""
+        if self.exact.denominator == 1:
+            return int(self.exact)
+        return float(self.exact) if Fraction(float(self.exact)) == self.exact else str(self.exact)
+
+    def as_integer_ratio(self) -> tuple[int, int]:
+        return self.exact.numerator, self.exact.denominator
+
+    def __reduce__(self):
+        return (_bound_from, (self.exact, float(self)))
+
+
+def _bound_from(exact: Fraction, nearest: float) -> "Bound":
+    out = float.__new__(Bound, nearest)
+    out.exact = exact
+    return out
+
+
+def exact_decimal(value: Any) -> Fraction:
+    """The exact value an author means: a float by its shortest repr (``1e-9`` is 1/10^9)."""
+    if isinstance(value, Bound):
+        return value.exact
+    if isinstance(value, (float, np.floating)):
+        if not np.isfinite(value):
+            raise ValueError(f"non-finite number {value!r}")
+        return Fraction(repr(float(value)))
+    if isinstance(value, (str, Decimal)):
+        try:
+            return Fraction(value)
+        except (ValueError, ZeroDivisionError, ArithmeticError):
+            raise ValueError(f"not a number: {value!r} (write a decimal like '0.1' or a ratio like '1/3')") from None
+    return to_fraction(value)
+
+
 def _core_axes(x: np.ndarray) -> tuple[int, ...]:
     return tuple(range(1, np.ndim(x)))
 
 
 def to_fraction(value: Any) -> Fraction:
-    """Exact rational value of an int, Fraction, fmpq or finite float."""
+    """Exact rational value of an int, Fraction, fmpq, Bound or finite float."""
     if isinstance(value, Fraction):
         return value
     if isinstance(value, (int, np.integer)):
         return Fraction(int(value))
     if isinstance(value, fmpq):
         return Fraction(int(value.p), int(value.q))
+    if isinstance(value, Bound):
+        return value.exact
     if isinstance(value, (float, np.floating)):
         if not np.isfinite(value):
             raise ValueError(f"non-finite number {value!r}")
         return Fraction(float(value))
+    if isinstance(value, Decimal):
+        return Fraction(value)
     raise TypeError(f"cannot take the exact value of {type(value).__name__}")
+
+
+@dataclass(frozen=True)
+class Function:
+    """One elementwise function of the ``ctx`` API, as the property test generates it.
+
+    ``arity`` counts array arguments; ``exponent`` marks ``power``'s second argument, a
+    real number rather than an array.  Adding a row here is how a function joins the API's
+    tests: every context must implement it under ``name``.
+    """
+
+    name: str
+    arity: int = 1
+    exponent: bool = False
+    summary: str = ""
+
+
+#: The elementwise functions every context implements (names as in numpy/scipy).
+FUNCTIONS: tuple[Function, ...] = (
+    Function("exp", summary="e^x"),
+    Function("log", summary="natural log; undefined for x <= 0"),
+    Function("sqrt", summary="square root; undefined for x < 0"),
+    Function("abs", summary="|x|"),
+    Function("tanh"),
+    Function("sigmoid", summary="1 / (1 + e^-x) (scipy.special.expit)"),
+    Function("softplus", summary="log(1 + e^x)"),
+    Function("erf"),
+    Function("sin"),
+    Function("cos"),
+    Function("log1p", summary="log(1 + x); undefined for x <= -1"),
+    Function("expm1", summary="e^x - 1"),
+    Function("power", arity=1, exponent=True, summary="x^p for real p; a negative base needs an integer p"),
+    Function("lambertw", summary="principal branch W_0; undefined for x < -1/e"),
+    Function("maximum", arity=2),
+    Function("minimum", arity=2),
+)
+
+_FUNCTION_NAMES = frozenset(f.name for f in FUNCTIONS)
+
+#: Reductions over non-batch axes: ``ctx.NAME(x, axis, keepdims=False)``.
+REDUCTIONS: tuple[str, ...] = ("max", "min", "sum")
+
+
+def _integral(p: Any) -> int | None:
+    """``p`` as an int when it is an integer (``2``, ``Fraction(4, 2)``, ``2.0``), else None."""
+    try:
+        q = exact_decimal(p)
+    except (TypeError, ValueError):
+        return None
+    return int(q) if q.denominator == 1 else None
 
 
 class Context:
@@ -67,42 +201,27 @@ class Context:
         raise NotImplementedError
 
     def const(self, value: int | str | Fraction) -> Any:
-        """A constant such as ``ctx.const("1/2")`` in this context's number type."""
-        return self.scalar(Fraction(value))
+        """A constant such as ``ctx.const("1/2")`` or ``ctx.const("0.45")`` in this context's number type."""
+        with self.precision():
+            return self.scalar(exact_decimal(value))
 
     def scalar(self, value: Fraction) -> Any:
         raise NotImplementedError
 
     def convert(self, data: dict) -> dict:
-        """A candidate's variables (exact rationals or floats) as this context's numbers."""
-        return {k: self.asarray(np.asarray(v, dtype=object)) for k, v in data.items()}
+        """A candidate's variables (exact rationals or floats) as this context's numbers.
 
-    # -- elementwise ------------------------------------------------------------------
-    def exp(self, x):
-        raise NotImplementedError
+        Converted inside the context's precision: outside it, a rational such as 1/3 or a
+        166-bit dyadic would be rounded to the ambient 53 bits before any certificate saw it.
+        """
+        with self.precision():
+            return {k: self.asarray(np.asarray(v, dtype=object)) for k, v in data.items()}
 
-    def log(self, x):
-        raise NotImplementedError
-
-    def sqrt(self, x):
-        raise NotImplementedError
-
+    # -- elementwise (see FUNCTIONS) --------------------------------------------------
     def abs(self, x):
         return np.abs(x)
 
-    def maximum(self, x, y):
-        raise NotImplementedError
-
-    def minimum(self, x, y):
-        raise NotImplementedError
-
     # -- reductions (axis: an int or a tuple of ints, never the batch axis) ------------
-    def max(self, x, axis, keepdims=False):
-        raise NotImplementedError
-
-    def min(self, x, axis, keepdims=False):
-        raise NotImplementedError
-
     def sum(self, x, axis, keepdims=False):
         return np.sum(x, axis=axis, keepdims=keepdims)
 
@@ -142,34 +261,82 @@ class Context:
         yield
 
 
+def _float_args(x):
+    """An operand as float64 (ints, Fractions, Bounds and object arrays of them)."""
+    if isinstance(x, np.ndarray) and x.dtype == np.float64:
+        return x
+    if isinstance(x, np.ndarray) and x.dtype == object:
+        return np.frompyfunc(float, 1, 1)(x).astype(np.float64)
+    return np.asarray(x, dtype=np.float64) if not isinstance(x, (Fraction, fmpq)) else float(x)
+
+
 class FloatContext(Context):
-    """float64, vectorised over the batch axis."""
+    """float64, vectorised over the batch axis.  Outside a function's domain: nan (or +-inf)."""
 
     name = "float64"
 
     def asarray(self, value):
-        return np.asarray(value, dtype=np.float64)
+        return _float_args(np.asarray(value) if not isinstance(value, np.ndarray) else value)
 
     def scalar(self, value):
         return float(value)
 
     def exp(self, x):
         with np.errstate(over="ignore", invalid="ignore"):
-            return np.exp(x)
+            return np.exp(_float_args(x))
 
     def log(self, x):
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.log(x)
+            return np.log(_float_args(x))
 
     def sqrt(self, x):
         with np.errstate(invalid="ignore"):
-            return np.sqrt(x)
+            return np.sqrt(_float_args(x))
+
+    def abs(self, x):
+        return np.abs(_float_args(x))
+
+    def tanh(self, x):
+        return np.tanh(_float_args(x))
+
+    def sigmoid(self, x):
+        return scipy.special.expit(_float_args(x))
+
+    def softplus(self, x):
+        return np.logaddexp(0.0, _float_args(x))
+
+    def erf(self, x):
+        return scipy.special.erf(_float_args(x))
+
+    def sin(self, x):
+        return np.sin(_float_args(x))
+
+    def cos(self, x):
+        return np.cos(_float_args(x))
+
+    def log1p(self, x):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.log1p(_float_args(x))
+
+    def expm1(self, x):
+        with np.errstate(over="ignore"):
+            return np.expm1(_float_args(x))
+
+    def power(self, x, p):
+        with np.errstate(all="ignore"):
+            return np.power(_float_args(x), float(exact_decimal(p)) if _integral(p) is None else _integral(p) * 1.0)
+
+    def lambertw(self, x):
+        x = _float_args(x)
+        with np.errstate(all="ignore"):
+            w = scipy.special.lambertw(x, 0)
+        return np.where((x >= -1 / np.e) & np.isfinite(x), w.real, np.nan)
 
     def maximum(self, x, y):
-        return np.maximum(x, y)
+        return np.maximum(_float_args(x), _float_args(y))
 
     def minimum(self, x, y):
-        return np.minimum(x, y)
+        return np.minimum(_float_args(x), _float_args(y))
 
     def max(self, x, axis, keepdims=False):
         return _fast_reduce(np.maximum, np.max, x, axis, keepdims)
@@ -195,7 +362,7 @@ def _fast_reduce(ufunc, reducer, x, axis, keepdims):
     one (a cheap view); a short axis is folded in halves with the binary ufunc instead,
     which vectorises over the whole batch.  The batch axis is never reduced here.
     """
-    x = np.asarray(x)
+    x = _float_args(x)
     axes = sorted({a % x.ndim for a in ((axis,) if isinstance(axis, (int, np.integer)) else axis)})
     if not axes or x.ndim < 2 or x.shape[0] < 64 or 0 in axes or 0 in x.shape:
         return reducer(x, axis=axis, keepdims=keepdims)
@@ -224,11 +391,95 @@ def _fold(ufunc, x, axis):
     return x
 
 
+class Numbers(np.ndarray):
+    """An object array of one context's numbers that lifts foreign operands on the way in.
+
+    ``x - Fraction(1, 3)`` or ``np.maximum(x, 0)`` would otherwise hand an ``arb`` a
+    Fraction (which it refuses) or compare a ball with a Python int (which gives an int
+    back): every ufunc, operator and reduction first turns ints, Fractions and fmpqs into
+    the context's own numbers, so all contexts accept what numpy accepts.
+    """
+
+    context: "_ObjectContext"
+
+    def __array_finalize__(self, obj):
+        self.context = getattr(obj, "context", None)
+
+    def __reduce__(self):
+        # pickled (to a worker process) as a plain object array; Values wraps it again
+        return self.view(np.ndarray).__reduce__()
+
+    def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
+        ctx = self.context
+        if ctx is None:  # a view numpy made without finalising: plain object arithmetic
+            plain = [x.view(np.ndarray) if isinstance(x, Numbers) else x for x in inputs]
+            return getattr(ufunc, method)(*plain, **({"out": out} if out is not None else {}), **kwargs)
+        if ufunc is np.power and method == "__call__" and isinstance(inputs[1], (int, np.integer, Fraction)) and out is None:
+            return ctx.power(inputs[0], inputs[1])  # ``x ** 2`` keeps its int exponent; ``x ** Fraction(1, 2)`` is a root
+        args = [ctx.lift(x) for x in inputs]
+        if out is not None:
+            kwargs["out"] = tuple(o.view(np.ndarray) if isinstance(o, Numbers) else o for o in out)
+        result = getattr(ufunc, method)(*args, **kwargs)
+        return ctx.wrap(result)
+
+
 class _ObjectContext(Context):
     """Contexts whose entries are Python number objects (batch size one)."""
 
+    #: the context's own number types, left as they are by :meth:`lift`
+    native: tuple[type, ...] = ()
+
+    # -- operands ------------------------------------------------------------------------
+    def wrap(self, result):
+        if isinstance(result, tuple):
+            return tuple(self.wrap(r) for r in result)
+        if isinstance(result, np.ndarray) and result.dtype == object:
+            out = result.view(Numbers)
+            out.context = self
+            return out
+        return result
+
+    def lift(self, x):
+        """An operand as an array (or number) of this context's numbers."""
+        if isinstance(x, Numbers):
+            return x.view(np.ndarray)
+        if isinstance(x, np.ndarray):
+            if x.dtype != object:
+                x = x.astype(object)
+            return np.frompyfunc(self._lift_one, 1, 1)(x) if x.ndim else np.asarray(self._lift_one(x[()]), dtype=object)
+        if isinstance(x, (list, tuple)):
+            return self.lift(np.asarray(x, dtype=object))
+        return self._lift_one(x)
+
+    def _lift_one(self, v):
+        if isinstance(v, self.native):
+            return v
+        if isinstance(v, (float, np.floating)) and not isinstance(v, Bound):
+            raise FloatLiteralError(
+                f"float literal {float(v)!r} in claim code: its binary value is not the decimal written; "
+                f"use ctx.const('{float(v)!r}') or Fraction({_ratio_text(v)})"
+            )
+        return self._convert(v)
+
+    def _apply(self, fn, *args):
+        arrays = [self.lift(a) for a in args]
+        return self.wrap(np.asarray(np.frompyfunc(fn, len(arrays), 1)(*arrays), dtype=object))
+
+    def const(self, value):
+        """A 0-d array, so that ``ctx.const("1/2") + Fraction(1, 3)`` lifts like any operand."""
+        return self.wrap(np.asarray(super().const(value), dtype=object))
+
     def _elementwise(self, fn, x):
-        return np.frompyfunc(fn, 1, 1)(x)
+        return self._apply(fn, x)
+
+    # -- the API -------------------------------------------------------------------------
+    def asarray(self, value):
+        arr = np.asarray(value, dtype=object)
+        out = np.frompyfunc(self._convert, 1, 1)(arr) if arr.ndim else np.asarray(self._convert(arr[()]), dtype=object)
+        return self.wrap(np.asarray(out, dtype=object))
+
+    def _convert(self, v):
+        return self.scalar(to_fraction(v))
 
     def _max2(self, a, b):
         return a if a >= b else b
@@ -240,16 +491,19 @@ class _ObjectContext(Context):
         axes = (axis,) if isinstance(axis, int) else tuple(axis)
         axes = sorted((a % np.ndim(x) for a in axes), reverse=True)
         ufunc = np.frompyfunc(fn, 2, 1)
-        out = x
+        out = self.lift(x)
         for a in axes:
             out = ufunc.reduce(out, axis=a, keepdims=keepdims)
-        return out
+        return self.wrap(out)
+
+    def abs(self, x):
+        return self._apply(abs, x)
 
     def maximum(self, x, y):
-        return np.frompyfunc(self._max2, 2, 1)(x, y)
+        return self._apply(self._max2, x, y)
 
     def minimum(self, x, y):
-        return np.frompyfunc(self._min2, 2, 1)(x, y)
+        return self._apply(self._min2, x, y)
 
     def max(self, x, axis, keepdims=False):
         return self._reduce(self._max2, x, axis, keepdims)
@@ -257,18 +511,89 @@ class _ObjectContext(Context):
     def min(self, x, axis, keepdims=False):
         return self._reduce(self._min2, x, axis, keepdims)
 
-    def asarray(self, value):
-        arr = np.asarray(value, dtype=object)
-        return self._elementwise(self._convert, arr) if arr.ndim else np.asarray(self._convert(value), dtype=object)
+    def sum(self, x, axis, keepdims=False):
+        return self.wrap(np.sum(self.lift(x), axis=axis, keepdims=keepdims))
 
-    def _convert(self, v):
-        return self.scalar(to_fraction(v))
+    def power(self, x, p):
+        k = _integral(p)
+        if k is not None:
+            return self._apply(lambda a: self._power_int(a, k), x)
+        q = exact_decimal(p)
+        return self._apply(lambda a: self._power_real(a, q), x)
+
+    def _power_int(self, a, k):
+        if k < 0 and a == 0:
+            raise ZeroDivisionError("power: zero to a negative power")
+        return a**k
+
+    #: what a context without a function raises (the SMT context: "not decidable")
+    unavailable_error: type[ArithmeticError] = NotRational
+
+    def _power_real(self, a, q: Fraction):
+        raise self.unavailable_error(f"power with a non-integer exponent is not available in the {self.name} context")
+
+    def __getattr__(self, name):
+        # a context that lacks a function's scalar form says so when the function is used
+        if name.startswith("_") and name[1:] in _FUNCTION_NAMES:
+            def unavailable(*_):
+                raise self.unavailable_error(f"{name[1:]} is not available in the {self.name} context")
+
+            return unavailable
+        raise AttributeError(name)
+
+    # the remaining functions of FUNCTIONS, each the scalar method ``_NAME``
+    def exp(self, x):
+        return self._apply(self._exp, x)
+
+    def log(self, x):
+        return self._apply(self._log, x)
+
+    def sqrt(self, x):
+        return self._apply(self._sqrt, x)
+
+    def tanh(self, x):
+        return self._apply(self._tanh, x)
+
+    def sigmoid(self, x):
+        return self._apply(self._sigmoid, x)
+
+    def softplus(self, x):
+        return self._apply(self._softplus, x)
+
+    def erf(self, x):
+        return self._apply(self._erf, x)
+
+    def sin(self, x):
+        return self._apply(self._sin, x)
+
+    def cos(self, x):
+        return self._apply(self._cos, x)
+
+    def log1p(self, x):
+        return self._apply(self._log1p, x)
+
+    def expm1(self, x):
+        return self._apply(self._expm1, x)
+
+    def lambertw(self, x):
+        return self._apply(self._lambertw, x)
+
+
+def _ratio_text(v) -> str:
+    q = Fraction(repr(float(v)))
+    return f"{q.numerator}, {q.denominator}"
+
+
+def _domain(ok: bool, what: str, a) -> None:
+    if not ok:
+        raise DomainError(f"{what} is undefined at {a}")
 
 
 class MPContext(_ObjectContext):
     """mpmath at ``dps`` significant digits, scoped with ``workdps``."""
 
     name = "mpmath"
+    native = (mpmath.mpf,)
 
     def __init__(self, dps: int = 50):
         self.dps = dps
@@ -282,14 +607,49 @@ class MPContext(_ObjectContext):
         value = Fraction(value)
         return mpmath.mpf(value.numerator) / value.denominator
 
-    def exp(self, x):
-        return self._elementwise(mpmath.exp, x)
+    def _convert(self, v):
+        if isinstance(v, mpmath.mpf):
+            return v
+        return self.scalar(to_fraction(v))
 
-    def log(self, x):
-        return self._elementwise(mpmath.log, x)
+    _exp = staticmethod(mpmath.exp)
+    _tanh = staticmethod(mpmath.tanh)
+    _erf = staticmethod(mpmath.erf)
+    _sin = staticmethod(mpmath.sin)
+    _cos = staticmethod(mpmath.cos)
+    _expm1 = staticmethod(mpmath.expm1)
 
-    def sqrt(self, x):
-        return self._elementwise(mpmath.sqrt, x)
+    @staticmethod
+    def _log(a):
+        _domain(a > 0, "log", a)
+        return mpmath.log(a)
+
+    @staticmethod
+    def _sqrt(a):
+        _domain(a >= 0, "sqrt", a)
+        return mpmath.sqrt(a)
+
+    @staticmethod
+    def _sigmoid(a):
+        return 1 / (1 + mpmath.exp(-a))
+
+    @staticmethod
+    def _softplus(a):
+        return mpmath.log1p(mpmath.exp(a)) if a < 0 else a + mpmath.log1p(mpmath.exp(-a))
+
+    @staticmethod
+    def _log1p(a):
+        _domain(a > -1, "log1p", a)
+        return mpmath.log1p(a)
+
+    @staticmethod
+    def _lambertw(a):
+        _domain(a >= -mpmath.exp(-1), "lambertw", a)
+        return mpmath.re(mpmath.lambertw(a))
+
+    def _power_real(self, a, q):
+        _domain(a > 0 or (a == 0 and q > 0), "power with a non-integer exponent", a)
+        return a ** self.scalar(q) if a else mpmath.mpf(0)
 
 
 class ExactContext(_ObjectContext):
@@ -297,6 +657,7 @@ class ExactContext(_ObjectContext):
 
     name = "exact"
     rigorous = True
+    native = (fmpq,)
 
     def scalar(self, value):
         value = Fraction(value)
@@ -308,53 +669,98 @@ class ExactContext(_ObjectContext):
         return self.scalar(to_fraction(v))
 
     @staticmethod
-    def _exp(v):
+    def _at_zero(name, value_at_zero):
+        def f(v):
+            if v == 0:
+                return fmpq(value_at_zero)
+            raise NotRational(f"{name} of a nonzero rational is irrational")
+
+        return staticmethod(f)
+
+    _exp = _at_zero("exp", 1)
+    _tanh = _at_zero("tanh", 0)
+    _erf = _at_zero("erf", 0)
+    _sin = _at_zero("sin", 0)
+    _cos = _at_zero("cos", 1)
+    _expm1 = _at_zero("expm1", 0)
+
+    @staticmethod
+    def _lambertw(v):
+        _domain(not v < _MINUS_INV_E_BELOW, "lambertw", v)
         if v == 0:
-            return fmpq(1)
-        raise NotRational("exp of a nonzero rational is irrational")
+            return fmpq(0)
+        raise NotRational("lambertw of a nonzero rational is irrational")
+
+    @staticmethod
+    def _sigmoid(v):
+        if v == 0:
+            return fmpq(1, 2)
+        raise NotRational("sigmoid of a nonzero rational is irrational")
+
+    @staticmethod
+    def _softplus(v):
+        raise NotRational("softplus of a rational is irrational")
 
     @staticmethod
     def _log(v):
+        _domain(v > 0, "log", v)
         if v == 1:
             return fmpq(0)
         raise NotRational("log of a rational other than 1 is irrational")
 
     @staticmethod
+    def _log1p(v):
+        _domain(v > -1, "log1p", v)
+        if v == 0:
+            return fmpq(0)
+        raise NotRational("log1p of a nonzero rational is irrational")
+
+    @staticmethod
     def _sqrt(v):
-        if v < 0:
-            raise NotRational("sqrt of a negative number")
-        p, q = int(v.p), int(v.q)
-        rp, rq = _isqrt_exact(p), _isqrt_exact(q)
-        if rp is None or rq is None:
+        _domain(v >= 0, "sqrt", v)
+        root = _exact_root(v, 2)
+        if root is None:
             raise NotRational("sqrt of a non-square rational is irrational")
-        return fmpq(rp, rq)
+        return root
 
-    def exp(self, x):
-        return self._elementwise(self._exp, x)
+    def _power_real(self, v, q):
+        _domain(v > 0 or (v == 0 and q > 0), "power with a non-integer exponent", v)
+        if v == 0:
+            return fmpq(0)
+        root = _exact_root(v, q.denominator)
+        if root is None:
+            raise NotRational(f"{v}^({q}) is irrational")
+        return root**q.numerator
 
-    def log(self, x):
-        return self._elementwise(self._log, x)
 
-    def sqrt(self, x):
-        return self._elementwise(self._sqrt, x)
+#: a rational just below -1/e (the edge of lambertw's domain); between it and -1/e balls decide
+_MINUS_INV_E_BELOW = fmpq(-36787944117144234, 10**17)
 
 
-def _isqrt_exact(k: int) -> int | None:
-    import math
+def _exact_root(v: fmpq, k: int) -> fmpq | None:
+    """The rational k-th root of a non-negative rational, when it is one."""
+    p, q = int(v.p), int(v.q)
+    rp, rq = _iroot_exact(p, k), _iroot_exact(q, k)
+    return None if rp is None or rq is None else fmpq(rp, rq)
 
-    r = math.isqrt(k)
-    return r if r * r == k else None
+
+def _iroot_exact(n: int, k: int) -> int | None:
+    r = int(sympy.integer_nthroot(n, k)[0])
+    return r if r**k == n else None
 
 
 class BallContext(_ObjectContext):
     """Rigorous ball arithmetic (python-flint ``arb``) at ``prec`` bits.
 
     Every value is a ball guaranteed to contain the exact result.  ``max``/``min`` are
-    computed from the balls' endpoints, so they are enclosures too.
+    computed from the balls' endpoints, so they are enclosures too.  A ball wholly outside
+    a function's domain raises :class:`DomainError`; one straddling its edge gives a nan
+    ball, which no certificate accepts.
     """
 
     name = "ball"
     rigorous = True
+    native = (arb,)
 
     def __init__(self, prec: int = 200):
         self.prec = prec
@@ -391,14 +797,47 @@ class BallContext(_ObjectContext):
         hi = a.upper() if a.upper() <= b.upper() else b.upper()
         return lo.union(hi)
 
-    def exp(self, x):
-        return self._elementwise(arb.exp, x)
+    _exp = staticmethod(arb.exp)
+    _tanh = staticmethod(arb.tanh)
+    _erf = staticmethod(arb.erf)
+    _sin = staticmethod(arb.sin)
+    _cos = staticmethod(arb.cos)
+    _expm1 = staticmethod(arb.expm1)
 
-    def log(self, x):
-        return self._elementwise(arb.log, x)
+    @staticmethod
+    def _log(a):
+        _domain(not a.upper() <= 0, "log", a)
+        return a.log()
 
-    def sqrt(self, x):
-        return self._elementwise(arb.sqrt, x)
+    @staticmethod
+    def _sqrt(a):
+        _domain(not a.upper() < 0, "sqrt", a)
+        return a.sqrt()
+
+    @staticmethod
+    def _sigmoid(a):
+        return 1 / (1 + (-a).exp())
+
+    @staticmethod
+    def _softplus(a):
+        # log1p(e^a) = a + log1p(e^-a): each form keeps its argument of exp <= 0 near its side
+        return a.exp().log1p() if a.upper() <= 0 else a + (-a).exp().log1p()
+
+    @staticmethod
+    def _log1p(a):
+        _domain(not a.upper() <= -1, "log1p", a)
+        return a.log1p()
+
+    @staticmethod
+    def _lambertw(a):
+        _domain(not (a + arb(-1).exp()).upper() < 0, "lambertw", a)
+        return a.lambertw()
+
+    def _power_real(self, a, q):
+        _domain(not a.upper() < 0 and not (q < 0 and a.is_zero()), "power with a non-integer exponent", a)
+        if a.is_zero():
+            return arb(0)
+        return a ** self.scalar(q)
 
 
 class SymbolicContext(_ObjectContext):
@@ -406,13 +845,19 @@ class SymbolicContext(_ObjectContext):
 
     name = "symbolic"
     rigorous = True
+    native = (sympy.Basic,)
 
     def scalar(self, value):
         value = Fraction(value)
         return sympy.Rational(value.numerator, value.denominator)
 
+    def _convert(self, v):
+        if isinstance(v, sympy.Basic):
+            return v
+        return self.scalar(to_fraction(v))
+
     def abs(self, x):
-        return self._elementwise(sympy.Abs, x)
+        return self._apply(sympy.Abs, x)
 
     def _max2(self, a, b):
         return sympy.Max(a, b)
@@ -420,16 +865,64 @@ class SymbolicContext(_ObjectContext):
     def _min2(self, a, b):
         return sympy.Min(a, b)
 
-    def exp(self, x):
-        return self._elementwise(sympy.exp, x)
+    _exp = staticmethod(sympy.exp)
+    _tanh = staticmethod(sympy.tanh)
+    _erf = staticmethod(sympy.erf)
+    _sin = staticmethod(sympy.sin)
+    _cos = staticmethod(sympy.cos)
 
-    def log(self, x):
-        return self._elementwise(sympy.log, x)
+    @staticmethod
+    def _log(a):
+        _domain(not (a.is_nonpositive is True), "log", a)
+        return sympy.log(a)
 
-    def sqrt(self, x):
-        return self._elementwise(sympy.sqrt, x)
+    @staticmethod
+    def _sqrt(a):
+        _domain(not (a.is_negative is True), "sqrt", a)
+        return sympy.sqrt(a)
+
+    @staticmethod
+    def _sigmoid(a):
+        return 1 / (1 + sympy.exp(-a))
+
+    @staticmethod
+    def _softplus(a):
+        return sympy.log(1 + sympy.exp(a))
+
+    @staticmethod
+    def _log1p(a):
+        _domain(not ((a + 1).is_nonpositive is True), "log1p", a)
+        return sympy.log(1 + a)
+
+    @staticmethod
+    def _expm1(a):
+        return sympy.exp(a) - 1
+
+    @staticmethod
+    def _lambertw(a):
+        _domain(not ((a + sympy.exp(-1)).is_negative is True), "lambertw", a)
+        return sympy.LambertW(a)
+
+    def _power_real(self, a, q):
+        _domain(not (a.is_negative is True), "power with a non-integer exponent", a)
+        return sympy.Pow(a, self.scalar(q))
 
 
 FLOAT = FloatContext()
 EXACT = ExactContext()
 SYMBOLIC = SymbolicContext()
+
+# Lifting a foreign operand depends only on the number type (precision is the ambient,
+# scoped one), so an object array built outside a context can still be given its lifting.
+_BY_TYPE = ((fmpq, EXACT), (arb, BallContext()), (mpmath.mpf, MPContext()), (sympy.Basic, SYMBOLIC))
+
+
+def as_numbers(value):
+    """An object array of one context's numbers as :class:`Numbers` (anything else unchanged)."""
+    if not isinstance(value, np.ndarray) or isinstance(value, Numbers) or value.dtype != object or not value.size:
+        return value
+    first = value.flat[0]
+    for kind, ctx in _BY_TYPE:
+        if isinstance(first, kind):
+            return ctx.wrap(value)
+    return value

@@ -38,12 +38,9 @@ class Domain:
         return []
 
 
-def _identity(ctx, n, like):
-    eye = np.empty((n, n), dtype=object)
-    for i in range(n):
-        for j in range(n):
-            eye[i, j] = ctx.const(1 if i == j else 0)
-    return eye.astype(float) if np.asarray(like).dtype != object else eye
+def _identity(n, like):
+    """The n x n identity in ints: every context lifts ints to its own numbers."""
+    return np.eye(n) if np.asarray(like).dtype != object else np.eye(n, dtype=int).astype(object)
 
 
 @dataclass(frozen=True)
@@ -103,7 +100,7 @@ class OrthogonalMatrix(Domain):
     def hypotheses(self, var):
         def gap(ctx, v, n=var.name):
             q = v[n]
-            eye = _identity(ctx, np.shape(q)[-1], q)
+            eye = _identity(np.shape(q)[-1], q)
             gap = ctx.T(q) @ q - eye
             # a sum of squares, not a max of |.|: polynomial, so z3 reasons about it without
             # case splits; still 0 exactly on the set and negative off it

@@ -16,7 +16,10 @@ import pytest
 def pytest_addoption(parser):
     group = parser.getgroup("claims", "claim-verifier")
     group.addoption("--claims", action="store_true", default=False, help="Check every locked claim, part and reading (claims.lock).")
-    group.addoption("--claims-lock", default=None, metavar="PATH", help="The lockfile (default: claims.lock in the rootdir).")
+    group.addoption("--claims-lock", default=None, metavar="PATH", help="The lockfile (default: [tool.verifier] lock, else claims.lock in the rootdir).")
+    group.addoption("--pack", dest="claims_packs", action="append", default=[], metavar="PATH",
+                    help="A claim pack (folder or .py file, or an installed pack's name); repeatable. "
+                         "Default: [tool.verifier] packs, else every installed pack.")
 
 
 class ClaimDrift(Exception):
@@ -25,11 +28,10 @@ class ClaimDrift(Exception):
 
 class ClaimsLock(pytest.File):
     def collect(self):
-        from .cli import registry
         from .lock import read
 
         lock = read(self.path)
-        checks = {ch.key: ch for c in registry() for ch in c.checks()}
+        checks = {ch.key: ch for c in _registry(self.config) for ch in c.checks()}
         for entry in lock.entries:
             yield ClaimItem.from_parent(self, name=f"{entry.claim} part {entry.part} [{entry.reading}]", lock=lock, entry=entry,
                                         check=checks.get(entry.key))
@@ -52,7 +54,7 @@ class ClaimItem(pytest.Item):
             raise ClaimDrift(f"{NOT_LOCKED}: run `verify lock` to record it")
         if self.check is None:
             raise ClaimDrift(f"{GONE}: run `verify lock` to drop it")
-        outcome = check_entry(self.entry, self.check, self.lock, _find_claim)
+        outcome = check_entry(self.entry, self.check, self.lock, _registry(self.config).find)
         if outcome.drift:
             raise ClaimDrift(f"{outcome.change} (locked {outcome.locked}, now {outcome.now}): {outcome.detail}")
 
@@ -67,15 +69,38 @@ class ClaimItem(pytest.Item):
         return self.path, None, f"claim {self.name}"
 
 
-def _find_claim(paper, cid):
-    from .cli import registry
+def _project(config):
+    """[tool.verifier] of the pytest rootdir's project, read once per session."""
+    from .config import ConfigError, load_config
 
-    return registry().find(paper, cid)
+    if not hasattr(config, "_claims_project"):
+        try:
+            config._claims_project = load_config(Path(config.rootpath))
+        except ConfigError as exc:
+            raise pytest.UsageError(f"--claims: {exc}") from None
+    return config._claims_project
+
+
+def _registry(config):
+    """The packs of ``--pack``, else the project's, else every installed one; a pack that fails is a usage error."""
+    from .config import project_registry
+    from .registry import lock_key_clash
+
+    if not hasattr(config, "_claims_registry"):
+        registry = project_registry(config.getoption("claims_packs"), _project(config))
+        problems = [str(e) for e in registry.errors] + [p for p in [lock_key_clash(registry)] if p]
+        if problems:
+            raise pytest.UsageError("--claims: " + "; ".join(problems))
+        config._claims_registry = registry
+    return config._claims_registry
 
 
 def _lock_path(config) -> Path:
     given = config.getoption("claims_lock")
-    return Path(given) if given else Path(config.rootpath) / "claims.lock"
+    if given:
+        return Path(given)
+    project = _project(config)
+    return project.root / project.lock if project.lock else Path(config.rootpath) / "claims.lock"
 
 
 def pytest_configure(config):
@@ -92,6 +117,7 @@ def pytest_collection_modifyitems(session, config, items):
         raise pytest.UsageError(f"--claims: no lockfile {path}; run `verify lock` at the project root to write one")
     from .lock import LockFileError
 
+    _registry(config)  # a pack that does not load stops the run before any item
     try:
         items.extend(ClaimsLock.from_parent(session, path=path).collect())
     except LockFileError as exc:

@@ -1,26 +1,80 @@
-"""Finding claims by id: discovery of claim modules, id normalisation, closest matches."""
+"""Finding claims: claim packs (installed or from a path), id normalisation, closest ids.
+
+A claim pack is an ordinary Python package (or a folder of modules, or one ``.py`` file)
+whose modules hold ``claim = Claim(...)`` or ``claims = [...]``.  Installed packs are found
+through the entry-point group ``verifier.packs`` (name -> module); a pack on disk is imported
+from its path under a name of its own, so a folder called ``lemmas`` neither hides an
+installed package of that name nor is hidden by it.  A pack that cannot be loaded becomes a
+:class:`PackError` (one line: pack, module, problem) next to the packs that did load, so
+``verify list`` can still show the rest.
+
+A claim is known by ``paper:id`` (the paper slug is the pack's qualifier) and by its short
+id wherever that is unique among the loaded packs.
+"""
 
 from __future__ import annotations
 
 import difflib
+import hashlib
 import importlib
+import importlib.machinery
+import importlib.metadata
+import importlib.util
 import pkgutil
 import re
-from typing import Iterable
+import sys
+import types
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
 
 from .claims import Claim
+
+ENTRY_POINT_GROUP = "verifier.packs"
 
 _KIND_WORDS = r"^(lemma|fact|definition|def|corollary|cor|theorem|thm|claim|proof-step|proofstep|step)\b[\s.:-]*"
 
 
-class UnknownClaimError(KeyError):
+class ClaimLookupError(KeyError):
+    """An id that names no claim, or more than one; the message says what to type instead."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+class UnknownClaimError(ClaimLookupError):
     def __init__(self, query: str, suggestions: list[str]):
         self.query, self.suggestions = query, suggestions
         hint = f"; closest: {', '.join(suggestions)}" if suggestions else ""
         super().__init__(f"unknown claim id {query!r}{hint}")
 
+
+class AmbiguousClaimError(ClaimLookupError):
+    def __init__(self, query: str, qualified: list[str]):
+        self.query, self.qualified = query, qualified
+        super().__init__(f"claim id {query!r} is in several packs; write one of: {', '.join(qualified)}")
+
+
+@dataclass(frozen=True)
+class PackError:
+    """Why (part of) a pack did not load: printed as one line."""
+
+    pack: str
+    module: str
+    problem: str
+
     def __str__(self) -> str:
-        return self.args[0]
+        return f"pack {self.pack}: {self.module}: {self.problem}"
+
+
+@dataclass(frozen=True)
+class Pack:
+    name: str  # the entry-point name, or the path as the user wrote it
+    origin: str  # the module an entry point names, or the resolved path
+    claims: tuple[Claim, ...]
 
 
 def normalise(claim_id: str) -> str:
@@ -35,67 +89,264 @@ def natural_key(claim_id: str):
     return [(0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", claim_id.lower()) if t]
 
 
+def qualified_id(claim: Claim) -> str:
+    return f"{claim.paper}:{claim.id}" if claim.paper else claim.id
+
+
 class Registry:
-    def __init__(self, claims: Iterable[Claim] = ()):
-        self._claims: dict[str, Claim] = {}
+    """The claims of the loaded packs, in pack order, and the errors of the packs that failed."""
+
+    def __init__(self, claims: Iterable[Claim] = (), *, packs: Sequence[Pack] = (), errors: Sequence[PackError] = ()):
+        self._claims: dict[tuple[str, str], Claim] = {}
+        self.packs: tuple[Pack, ...] = tuple(packs)
+        self.errors: tuple[PackError, ...] = tuple(errors)
+        for pack in self.packs:
+            for c in pack.claims:
+                self.add(c)
         for c in claims:
             self.add(c)
 
     def add(self, claim: Claim) -> None:
-        key = normalise(claim.id)
+        key = (claim.paper, normalise(claim.id))
         if key in self._claims:
-            raise ValueError(f"claim id {claim.id!r} registered twice")
+            raise ValueError(f"claim id {qualified_id(claim)!r} registered twice")
         self._claims[key] = claim
 
     def __iter__(self):
-        return iter(sorted(self._claims.values(), key=lambda c: (_section_rank(c.id), natural_key(c.id))))
+        papers = {p: i for i, p in enumerate(dict.fromkeys(paper for paper, _ in self._claims))}
+        return iter(sorted(self._claims.values(), key=lambda c: (papers[c.paper], _section_rank(c.id), natural_key(c.id))))
 
     def __len__(self):
         return len(self._claims)
 
+    @property
+    def papers(self) -> list[str]:
+        return list(dict.fromkeys(paper for paper, _ in self._claims))
+
+    def by_pack(self) -> list[tuple[str, list[Claim]]]:
+        """(pack name, its claims in order) for every pack with claims; loose claims under their paper."""
+        owner = {id(c): pack.name for pack in self.packs for c in pack.claims}
+        groups: dict[str, list[Claim]] = {}
+        for c in self:
+            groups.setdefault(owner.get(id(c), c.paper or "claims"), []).append(c)
+        return list(groups.items())
+
     def get(self, claim_id: str) -> Claim:
+        """A claim by short id (when unique) or by ``paper:id``."""
+        paper, sep, rest = claim_id.partition(":")
+        paper = paper.strip()
+        pack = next((p for p in self.packs if p.name == paper and p.claims), None)
+        if sep and paper not in self.papers and pack is not None:  # the pack's name as prefix
+            papers = {c.paper for c in pack.claims}
+            if len(papers) == 1:
+                paper = papers.pop()
+        if sep and paper in self.papers:
+            key = (paper, normalise(rest))
+            if key in self._claims:
+                return self._claims[key]
+            raise UnknownClaimError(claim_id, self.closest(rest, paper=paper))
         key = normalise(claim_id)
-        if key in self._claims:
-            return self._claims[key]
+        matches = [c for (_, k), c in self._claims.items() if k == key]
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            raise AmbiguousClaimError(claim_id, sorted(qualified_id(c) for c in matches))
+        if sep and self.papers:
+            raise ClaimLookupError(f"unknown paper {paper!r} in {claim_id!r}; papers: {', '.join(self.papers)}")
         raise UnknownClaimError(claim_id, self.closest(claim_id))
 
     def find(self, paper: str, claim_id: str) -> Claim:
-        claim = self.get(claim_id)
-        if paper and claim.paper and claim.paper != paper:
-            raise KeyError(claim_id)
+        """The claim a stored file or lock entry names: its paper decides the pack."""
+        if not paper:
+            return self.get(claim_id)
+        claim = self._claims.get((paper, normalise(claim_id)))
+        if claim is None:
+            raise KeyError(f"{paper}:{claim_id}")
         return claim
 
-    def closest(self, claim_id: str, n: int = 3) -> list[str]:
-        ids = [c.id for c in self]
-        key = normalise(claim_id)
-        by_norm = {normalise(i): i for i in ids}
-        close = difflib.get_close_matches(key, list(by_norm), n=n, cutoff=0.3)
-        return [by_norm[c] for c in close]
+    def closest(self, claim_id: str, n: int = 3, paper: str | None = None) -> list[str]:
+        many = len(self.papers) > 1
+        names = {}
+        for (p, k), c in self._claims.items():
+            if paper is None or p == paper:
+                names.setdefault(k, []).append(qualified_id(c) if many else c.id)
+        close = difflib.get_close_matches(normalise(claim_id), list(names), n=n, cutoff=0.3)
+        return [name for k in close for name in names[k]][:n]
 
     @classmethod
     def from_package(cls, package_name: str) -> "Registry":
-        """Every module-level ``claim`` or ``claims`` in a package and its subpackages."""
-        reg = cls()
-        for c in discover(package_name):
-            reg.add(c)
-        return reg
+        """Every module-level ``claim`` or ``claims`` in an importable package and its subpackages."""
+        return _registry([_load_module_pack(package_name, package_name)])
 
 
-def discover(package_name: str) -> list[Claim]:
-    pkg = importlib.import_module(package_name)
-    found: list[Claim] = []
-    modules = [pkg]
-    if hasattr(pkg, "__path__"):
-        for info in pkgutil.walk_packages(pkg.__path__, prefix=pkg.__name__ + "."):
-            modules.append(importlib.import_module(info.name))
-    for mod in modules:
-        single = getattr(mod, "claim", None)
-        if isinstance(single, Claim):
-            found.append(single)
-        for c in getattr(mod, "claims", ()) or ():
-            if isinstance(c, Claim):
-                found.append(c)
-    return found
+def lock_key_clash(claims: Iterable[Claim]) -> str | None:
+    """Why these claims cannot share one lockfile, or None.
+
+    A lockfile names a check by (claim, part, reading), so two papers' claims with one id
+    would be read as one check.
+    """
+    papers: dict[str, str] = {}
+    for c in claims:
+        other = papers.setdefault(normalise(c.id), c.paper)
+        if other != c.paper:
+            return (f"claim id {c.id!r} is in papers {other} and {c.paper}; one lockfile holds one claim per id: "
+                    f"lock the packs apart (--pack PACK --lock FILE for each)")
+    return None
+
+
+# ---------------------------------------------------------------------------- loading packs
+def installed_pack_names() -> list[str]:
+    return sorted({ep.name for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)})
+
+
+def load_installed(select: Callable[[importlib.metadata.EntryPoint], bool] = lambda ep: True) -> Registry:
+    """Every pack registered under the entry-point group ``verifier.packs`` (or those ``select`` keeps)."""
+    eps = sorted({ep.name: ep for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}.values(), key=lambda ep: ep.name)
+    return _registry([_load_module_pack(ep.name, ep.module) for ep in eps if select(ep)])
+
+
+def load_packs(sources: Sequence[str], base: Path | None = None) -> Registry:
+    """The packs named by ``sources``: paths (relative to ``base``) or names of installed packs."""
+    base = Path.cwd() if base is None else base
+    installed = {ep.name: ep for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
+    results = []
+    for source in dict.fromkeys(str(s) for s in sources):
+        path = base / Path(source).expanduser()
+        if path.exists():
+            results.append(_load_path_pack(source, path.resolve()))
+        elif source in installed:
+            results.append(_load_module_pack(source, installed[source].module))
+        else:
+            names = ", ".join(installed) or "none"
+            problem = f"no such file or directory, and no installed pack of that name (installed: {names})"
+            results.append((source, str(path), ((), [PackError(source, str(path), problem)])))
+    return _registry(results)
+
+
+_Loaded = tuple[tuple[tuple[str, Claim], ...], list[PackError]]  # ((module, claim), ...), errors
+
+
+def _registry(results: Sequence[tuple[str, str, _Loaded]]) -> Registry:
+    """Packs from (name, origin, loaded) triples; a claim id twice in one paper is an error, the first kept."""
+    packs, errors = [], []
+    owner: dict[tuple[str, str], str] = {}
+    for name, origin, (found, errs) in results:
+        errors.extend(errs)
+        kept, first_module = [], {}
+        for module, claim in found:
+            key = (claim.paper, normalise(claim.id))
+            if key in first_module:
+                errors.append(PackError(name, module, f"claim id {claim.id!r} is also defined in {first_module[key]}"))
+            elif key in owner:
+                errors.append(PackError(name, module, f"claim {qualified_id(claim)} is also defined by pack {owner[key]}"))
+            else:
+                first_module[key] = module
+                kept.append(claim)
+        for key in first_module:
+            owner[key] = name
+        if not found and not errs:
+            errors.append(PackError(name, origin, "no claims found: a module needs `claim = Claim(...)` or `claims = [...]`"))
+        packs.append(Pack(name, origin, tuple(kept)))
+    return Registry(packs=packs, errors=errors)
+
+
+def _load_module_pack(name: str, module_name: str):
+    """An importable package (an installed pack): the package and every module under it."""
+    try:
+        package = importlib.import_module(module_name)
+    except (Exception, SystemExit) as exc:  # an author's module may do anything at import
+        return name, module_name, ((), [PackError(name, module_name, _problem(exc))])
+    return name, module_name, _collect(name, package, lambda m: m)
+
+
+def _load_path_pack(name: str, path: Path):
+    """A package folder, a folder of modules or a ``.py`` file, imported under a private name."""
+    private = f"_verifier_pack_{hashlib.sha1(str(path).encode()).hexdigest()[:12]}"
+    shown = path.stem if path.is_file() else path.name
+
+    def display(module_name: str) -> str:
+        return shown + module_name[len(private):]
+
+    if path.is_file():
+        if path.suffix != ".py":
+            return name, str(path), ((), [PackError(name, path.name, "not a Python file (.py) or a folder")])
+        spec = importlib.util.spec_from_file_location(private, path)
+    elif (path / "__init__.py").exists():
+        spec = importlib.util.spec_from_file_location(private, path / "__init__.py", submodule_search_locations=[str(path)])
+    else:  # a folder of modules: a package without __init__, so relative imports between them work
+        spec = importlib.machinery.ModuleSpec(private, None, is_package=True)
+        spec.submodule_search_locations = [str(path)]
+    module = sys.modules.get(private)
+    if module is None:
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[private] = module
+        try:
+            if spec.loader is not None:
+                spec.loader.exec_module(module)
+        except (Exception, SystemExit) as exc:
+            del sys.modules[private]
+            return name, str(path), ((), [PackError(name, display(private), _problem(exc))])
+    return name, str(path), _collect(name, module, display)
+
+
+def _collect(name: str, package: types.ModuleType, display: Callable[[str], str]) -> _Loaded:
+    """The claims of a package and every module under it; a module that fails is an error, the rest load."""
+    found: list[tuple[str, Claim]] = []
+    errors: list[PackError] = []
+    seen: set[int] = set()
+
+    def take(module):
+        for claim in _claims_in(module):
+            if id(claim) not in seen:  # re-exported from another module of the pack
+                seen.add(id(claim))
+                found.append((display(module.__name__), claim))
+
+    def walk(pkg):
+        take(pkg)
+        for info in pkgutil.iter_modules(getattr(pkg, "__path__", None) or [], prefix=pkg.__name__ + "."):
+            try:
+                module = importlib.import_module(info.name)
+            except (Exception, SystemExit) as exc:
+                errors.append(PackError(name, display(info.name), _problem(exc)))
+                continue
+            if info.ispkg:
+                walk(module)
+            else:
+                take(module)
+
+    walk(package)
+    return tuple(found), errors
+
+
+def _claims_in(module: types.ModuleType) -> list[Claim]:
+    """``claim`` and ``claims`` of a module: only Claim objects count (a submodule named ``claims`` does not)."""
+    names = vars(module)
+    out = []
+    single = names.get("claim")
+    if isinstance(single, Claim):
+        out.append(single)
+    many = names.get("claims")
+    if isinstance(many, (list, tuple)):
+        out.extend(c for c in many if isinstance(c, Claim))
+    return out
+
+
+_VERIFIER_DIR = str(Path(__file__).resolve().parent)
+
+
+def _problem(exc: BaseException) -> str:
+    """One line: the exception and the last line of the author's code it passed through."""
+    if isinstance(exc, SyntaxError) and exc.lineno:
+        return f"SyntaxError: {exc.msg} ({Path(exc.filename or '?').name}, line {exc.lineno})"
+    text = f"{type(exc).__name__}: {exc}".splitlines()[0] if str(exc) else type(exc).__name__
+    where = None
+    tb = exc.__traceback__
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if not filename.startswith(("<", _VERIFIER_DIR)) and "importlib" not in filename:
+            where = f"{Path(filename).name}, line {tb.tb_lineno}"
+        tb = tb.tb_next
+    return f"{text} ({where})" if where else text
 
 
 def _section_rank(claim_id: str) -> int:

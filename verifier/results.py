@@ -97,6 +97,11 @@ class CheckResult:
     domain: str = ""  # for verdict PROVED: where it was proved
 
     @property
+    def ratio_name(self) -> str:
+        """What ``stats.max_ratio`` measures: oriented to approach 1 as a violation nears."""
+        return "rhs/lhs" if self.relation in (">=", ">") else "lhs/rhs"
+
+    @property
     def certified(self) -> bool:
         return self.method != "none" and self.verdict in (Verdict.REFUTED, Verdict.PROVED, Verdict.ILL_POSED, Verdict.SURROGATE_FAILS)
 

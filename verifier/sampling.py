@@ -186,9 +186,9 @@ def project(ctx, check: Check, data: dict, dims) -> dict:
             if var.upper is not None:
                 x = ctx.minimum(x, _bound(ctx, var.upper, v, "lower"))
         if var.lo is not None:
-            x = ctx.maximum(x, ctx.asarray(np.full(np.shape(x), var.lo, dtype=object if x.dtype == object else float)))
+            x = ctx.maximum(x, var.lo)  # a Bound: the exact value written in exact contexts
         if var.hi is not None:
-            x = ctx.minimum(x, ctx.asarray(np.full(np.shape(x), var.hi, dtype=object if x.dtype == object else float)))
+            x = ctx.minimum(x, var.hi)
         out[var.name] = x
     return out
 

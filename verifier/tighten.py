@@ -1,12 +1,19 @@
-"""The smallest constant a claim can carry: ``verify tighten``.
+"""The best constant a claim can carry: ``verify tighten``.
 
-For a claim ``lhs <= rhs`` we ask how large ``lhs / rhs`` gets.  Each round searches the
+For a part ``lhs <= rhs`` we ask how large ``lhs / rhs`` gets.  Each round searches the
 claim with its right-hand side scaled by the current constant ``C``: a certified
 counterexample there is an exact point where ``lhs / rhs > C``, so the true constant is at
 least that ratio -- a *certified lower bound*, computed exactly (or as the lower end of a
 rigorous ball) at that point.  The next round raises ``C`` to it.  When a round finds
 nothing, the claim with constant ``C`` survived that round's budget.  The best ratio seen
-by the search is reported too; it is certified at its point, so it is a lower bound as well.
+by the search is reported too; it is certified at its point, so it is a bound as well.
+
+A part ``lhs >= rhs`` is the mirror image: the largest ``c`` with ``lhs >= c * rhs`` is at
+most ``lhs / rhs`` at any point with ``rhs > 0``, so each certified counterexample gives a
+*certified upper bound* and the rounds lower ``C``.
+
+A certified point with ``rhs = 0`` where the part fails (``lhs > 0`` for ``<=``, ``lhs < 0``
+for ``>=``) fails for every constant: no constant suffices.
 """
 
 from __future__ import annotations
@@ -27,22 +34,33 @@ from .sampling import arb_endpoint_to_fmpq, exactify
 from .shrink import Shrinker
 
 EXACT = ExactContext()
+#: past the round limit, rounds go on while each still moves the bound by more than this
+#: fraction of it (a constant reached by slow steps, 4.5 then 4.9 then 5, is not cut short)
+MIN_GAIN = Fraction(1, 100)
+#: and never beyond this many times the round limit
+ROUND_CAP = 4
+#: far above a certificate ball's radius (~2^-190 relative), far below any ratio worth reporting
+ROUNDING = Fraction(1, 2**120)
 
 
 class NotTightenable(ValueError):
-    """The check is not of the form lhs <= rhs with a positive right-hand side."""
+    """The check is not of the form lhs <= rhs or lhs >= rhs."""
 
 
 @dataclass(frozen=True)
 class RatioWitness:
-    """An exact point and a certified lower bound on lhs / rhs there."""
+    """An exact point and a certified bound on lhs / rhs there (``ratio`` None: rhs = 0, no constant works)."""
 
     dims: dict
     vars: dict  # name -> nested lists of exact strings
-    ratio: Fraction  # lhs / rhs >= ratio, certified
+    ratio: Fraction | None  # <=: lhs / rhs >= ratio; >=: lhs / rhs <= ratio (certified)
     method: str  # exact | interval
     lhs: str
     rhs: str
+
+    @property
+    def unbounded(self) -> bool:
+        return self.ratio is None
 
 
 @dataclass(frozen=True)
@@ -62,9 +80,9 @@ class TightenResult:
     statement: str
     lhs_text: str
     rhs_text: str
-    lower_bound: Fraction | None  # the constant must be at least this (certified)
+    lower_bound: Fraction | None  # <= parts: the constant must be at least this (certified)
     witness: RatioWitness | None
-    best_seen: float | None  # largest lhs/rhs seen anywhere (certified at its point, so = lower_bound)
+    best_seen: float | None  # the best lhs/rhs seen anywhere (certified at its point, so = the bound)
     last_constant: Fraction  # the constant of the final round
     last_verdict: str  # what the final round found at last_constant
     last_evaluations: int
@@ -72,47 +90,79 @@ class TightenResult:
     evaluations: int
     seconds: float
     message: str = ""
+    relation: str = "<="
+    upper_bound: Fraction | None = None  # >= parts: the constant can be at most this (certified)
+    no_constant: bool = False  # a certified point with rhs = 0 where the part fails
+    round_limit_hit: bool = False  # stopped by --rounds while the bound was still moving
 
     @property
     def exit_code(self) -> int:
         return 2 if self.last_verdict == Verdict.ERROR.value else 0
 
+    @property
+    def bound(self) -> Fraction | None:
+        return self.lower_bound if self.relation in ("<=", "<") else self.upper_bound
+
+
+def _sense(check: Check) -> int:
+    """+1 when the constant is pushed up (``lhs <= c rhs``), -1 when down (``lhs >= c rhs``)."""
+    return 1 if check.part.relation in ("<=", "<") else -1
+
 
 def scaled(check: Check, constant: Fraction) -> Check:
-    """The check with its right-hand side multiplied by ``constant``."""
+    """The check with its right-hand side multiplied by ``constant`` (non-strict)."""
     rhs = check.part.rhs
 
     def scaled_rhs(ctx, v, rhs=rhs, c=constant):
         return ctx.const(c) * rhs(ctx, v)
 
-    part = dataclasses.replace(check.part, rhs=scaled_rhs, relation="<=" if check.part.relation in ("<=", "<") else check.part.relation)
+    part = dataclasses.replace(check.part, rhs=scaled_rhs, relation="<=" if _sense(check) > 0 else ">=")
     return Check(check.claim, part, check.reading)
 
 
 def certified_ratio(check: Check, data, dims, certifier: Certifier) -> RatioWitness | None:
-    """A certified lower bound on max_i lhs_i / rhs_i at an exact point (None if hypotheses fail)."""
+    """A certified bound on the extreme lhs_i / rhs_i at an exact point (None if hypotheses fail).
+
+    ``<=`` parts: a lower bound on max_i lhs_i / rhs_i; ``>=`` parts: an upper bound on the min.
+    """
     cert = certifier.certify(check, data, dims)
     if cert.status in ("hypothesis-fails", "undecided"):
         return None
+    sense = _sense(check)
+    failing_at_zero = (lambda a: a > 0) if sense > 0 else (lambda a: a < 0)
     try:
         lhs, rhs = _sides(EXACT, check, data, dims)
         pairs = [(to_fraction(a), to_fraction(b)) for a, b in zip(lhs, rhs)]
-        ratios = [(a / b, a, b) for a, b in pairs if b > 0]
-        if not ratios:
-            return None
-        r, a, b = max(ratios)
-        method, lhs_s, rhs_s = "exact", decimal_string(a, certifier.dps), decimal_string(b, certifier.dps)
+        method = "exact"
+        zero = next(((a, b) for a, b in pairs if b == 0 and failing_at_zero(a)), None)
+        if zero is not None:
+            r, a, b = None, *zero
+        else:
+            ratios = [(a / b, a, b) for a, b in pairs if b > 0]
+            if not ratios:
+                return None
+            r, a, b = max(ratios) if sense > 0 else min(ratios)
+        lhs_s, rhs_s = decimal_string(a, certifier.dps), decimal_string(b, certifier.dps)
     except NotRational:
         ball = BallContext(int(certifier.dps * 3.33) + 32)
         lhs, rhs = _sides(ball, check, ball.convert(data), dims)
+        method = "interval"
         with ball.precision():
-            ratios = [(a / b, a, b) for a, b in zip(lhs, rhs) if b > 0]
-        if not ratios:
-            return None
-        q, a, b = max(ratios, key=lambda t: t[0].lower())
-        lower = arb_endpoint_to_fmpq(q, "lower")
-        r = Fraction(int(lower.p), int(lower.q))
-        method, lhs_s, rhs_s = "interval", a.str(certifier.dps // 2), b.str(certifier.dps // 2)
+            zero = next(((a, b) for a, b in zip(lhs, rhs) if b.is_zero() and (a.lower() > 0 if sense > 0 else a.upper() < 0)), None)
+            if zero is not None:
+                r, a, b = None, *zero
+            else:
+                ratios = [(a / b, a, b) for a, b in zip(lhs, rhs) if b > 0]
+                if not ratios:
+                    return None
+                if sense > 0:
+                    q, a, b = max(ratios, key=lambda t: t[0].lower())
+                    end = arb_endpoint_to_fmpq(q, "lower")
+                else:
+                    q, a, b = min(ratios, key=lambda t: t[0].upper())
+                    end = arb_endpoint_to_fmpq(q, "upper")
+                r = Fraction(int(end.p), int(end.q))
+        lhs_s, rhs_s = a.str(certifier.dps // 2), b.str(certifier.dps // 2)
     return RatioWitness(dict(dims), {k: _exact_strings(v) for k, v in data.items()}, r, method, lhs_s, rhs_s)
 
 
@@ -120,9 +170,11 @@ def _sides(ctx, check, data, dims):
     """Entries of lhs and rhs (the rhs broadcast to the lhs's entries) at one point."""
     v = check.values(data, dims)
     with ctx.precision():
-        lhs, rhs = _entries(check.part.lhs(ctx, v)), _entries(check.part.rhs(ctx, v))
+        lhs, rhs = _entries(ctx.lift(check.part.lhs(ctx, v))), _entries(ctx.lift(check.part.rhs(ctx, v)))
     if rhs.size == 1 and lhs.size > 1:
         rhs = np.repeat(rhs, lhs.size)
+    if lhs.size == 1 and rhs.size > 1:
+        lhs = np.repeat(lhs, rhs.size)
     return list(lhs), list(rhs)
 
 
@@ -131,63 +183,87 @@ def _entries(x):
     return np.ravel(arr[0]) if arr.ndim else np.ravel(arr)
 
 
+def _better(sense: int, a: Fraction, b: Fraction) -> bool:
+    """``a`` is a stronger certified bound than ``b`` (higher for <=, lower for >=)."""
+    return a > b if sense > 0 else a < b
+
+
 def tighten(check: Check, config: SearchConfig = SearchConfig(), max_rounds: int = 6) -> TightenResult:
-    if check.part.relation not in ("<=", "<"):
-        raise NotTightenable(f"{check.label}: tighten needs a part of the form lhs <= rhs, this one is {check.part.relation!r}")
+    if check.part.relation not in ("<=", "<", ">=", ">"):
+        raise NotTightenable(f"{check.label}: tighten needs a part of the form lhs <= rhs or lhs >= rhs, this one is {check.part.relation!r}")
+    sense = _sense(check)
     start = time.monotonic()
     certifier = Certifier(config.dps)
     constant = Fraction(1)
     best_seen, witness, rounds, total = None, None, [], 0
-    search = config  # shrunk counterexamples are readable; the next round recovers any ratio shrinking gave up
-    last = None
-    for k in range(max_rounds):
-        result = run_check(scaled(check, constant), dataclasses.replace(search, seed=config.seed + k))
+    last, gain, limit_hit = None, None, False
+    for k in range(max_rounds * ROUND_CAP):
+        if k >= max_rounds and not (gain is not None and gain > MIN_GAIN):
+            limit_hit = True
+            break
+        result = run_check(scaled(check, constant), dataclasses.replace(config, seed=config.seed + k))
         total += result.stats.evaluations
         last = result
         # the best ratio seen: certified at the float search's best point, so it is a real value
         if result.stats.max_ratio_point is not None:
             w = _witness_from(check, result.stats.max_ratio_point, certifier)
-            if w is not None and (best_seen is None or w.ratio > best_seen.ratio):
+            if w is not None and not w.unbounded and (best_seen is None or _better(sense, w.ratio, best_seen.ratio)):
                 best_seen = w
         ratio = None
         if result.verdict is Verdict.REFUTED and result.counterexample is not None:
             w = certified_ratio(check, _exact_data(check, result.counterexample.vars), result.counterexample.dims, certifier)
-            if w is not None and w.ratio > constant:
+            if w is not None and w.unbounded:
+                witness = w
+                rounds.append(TightenRound(constant, result.verdict.value, result.stats.evaluations, round(result.seconds, 4), None))
+                break
+            if w is not None and _better(sense, w.ratio, constant):
                 ratio = w.ratio
                 witness = w
         rounds.append(TightenRound(constant, result.verdict.value, result.stats.evaluations, round(result.seconds, 4), ratio))
         if ratio is None:
             break
-        constant = ratio
-    if best_seen is not None and (witness is None or best_seen.ratio > witness.ratio):
-        witness = best_seen  # a certified ratio at a point is a lower bound whether or not it refutes
-    if witness is not None and config.shrink:
+        gain = abs(ratio - constant) / max(abs(constant), Fraction(1, 10**12))
+        # a ball's end lies a rounding beyond the witness's true ratio, so the witness itself
+        # would fail the next round by that rounding and be found again; step past it
+        constant = ratio if witness.method == "exact" else ratio + sense * ROUNDING * (1 + abs(ratio))
+    else:
+        limit_hit = True
+    no_constant = witness is not None and witness.unbounded
+    if not no_constant and best_seen is not None and (witness is None or _better(sense, best_seen.ratio, witness.ratio)):
+        witness = best_seen  # a certified ratio at a point is a bound whether or not it refutes
+    if witness is not None and not no_constant and config.shrink:
         witness = _simplest(check, witness, certifier)
-    lower = witness.ratio if witness is not None else None
+    bound = None if witness is None or no_constant else witness.ratio
     r = rounds[-1]
+    message = last.message if last is not None else ""
+    if limit_hit and not no_constant:
+        note = f"stopped at the round limit ({len(rounds)} rounds) while the bound was still moving; raise --rounds to go on"
+        message = f"{message}\n{note}" if message else note
     return TightenResult(
         claim=check.claim.id, part=check.part.name, reading=check.reading.name,
         statement=check.part.statement or check.claim.statement,
         lhs_text=check.part.lhs_text, rhs_text=check.part.rhs_text,
-        lower_bound=lower, witness=witness, best_seen=None if lower is None else float(lower),
+        lower_bound=bound if sense > 0 else None, witness=witness, best_seen=None if bound is None else float(bound),
         last_constant=r.constant, last_verdict=r.verdict, last_evaluations=r.evaluations,
         rounds=tuple(rounds), evaluations=total, seconds=time.monotonic() - start,
-        message=last.message if last is not None else "",
+        message=message, relation=check.part.relation, upper_bound=bound if sense < 0 else None,
+        no_constant=no_constant, round_limit_hit=limit_hit and not no_constant,
     )
 
 
 def _simplest(check: Check, witness: RatioWitness, certifier: Certifier) -> RatioWitness:
-    """The simplest point whose ratio is still at least the witness's (the shrinker, on
-    the strict claim ``lhs < ratio * rhs``, which such points violate)."""
+    """The simplest point whose ratio is still as good as the witness's (the shrinker, on
+    the strict claim ``lhs < ratio * rhs`` -- ``>`` for a ``>=`` part -- which such points violate)."""
     strict = scaled(check, witness.ratio)
-    strict = Check(strict.claim, dataclasses.replace(strict.part, relation="<"), strict.reading)
+    strict = Check(strict.claim, dataclasses.replace(strict.part, relation="<" if _sense(check) > 0 else ">"), strict.reading)
     data = _exact_data(check, witness.vars)
     cert = certifier.certify(strict, data, witness.dims)
     if not cert.violated:
         return witness
     shrunk = Shrinker(strict, certifier, time_limit=10.0).shrink(data, witness.dims, cert)
     simpler = certified_ratio(check, shrunk.data, shrunk.dims, certifier)
-    return simpler if simpler is not None and simpler.ratio >= witness.ratio else witness
+    good = simpler is not None and not simpler.unbounded and not _better(_sense(check), witness.ratio, simpler.ratio)
+    return simpler if good else witness
 
 
 def _exact_data(check: Check, vars_: dict) -> dict:

@@ -28,10 +28,17 @@ value m* = ||Z - 1 y^T||_inf they share (the part's ``show``), so Z and two diff
 minimisers are on the page.
 """
 
-from verifier import Claim, Dim, Matrix, Part, Reading
+from verifier import Claim, Dim, Matrix, Reading
+from verifier.library import max_norm, res_minimiser_bounds, unique_argmin
 
 from . import PAPER
-from .common import res_bounds
+
+
+def _minimisers(ctx, v):
+    """The lowest and the highest minimiser, each a vector of length d."""
+    lo, hi = res_minimiser_bounds(ctx, v.Z)
+    return lo[:, 0, :], hi[:, 0, :]
+
 
 claim = Claim(
     id="3.4",
@@ -50,20 +57,14 @@ claim = Claim(
     dims=[Dim("n", 1, 4), Dim("d", 1, 4)],
     variables=[Matrix("Z", "n", "d")],
     parts=[
-        Part(
+        unique_argmin(
             "unique",
-            lhs=lambda ctx, v: res_bounds(ctx, v.Z)[0],
-            rhs=lambda ctx, v: res_bounds(ctx, v.Z)[1],
-            relation="==",
+            _minimisers,
+            lambda ctx, v, y: max_norm(ctx, v.Z - y[:, None, :]),
             statement="the lowest minimiser y_lo equals the highest y_hi",
+            objective_text="||Z - 1 {y}^T||_inf",
             lhs_text="y_lo_j = max_i Z_ij - m*",
             rhs_text="y_hi_j = min_i Z_ij + m*",
-            show=(
-                ("minimiser y_lo", lambda ctx, v: res_bounds(ctx, v.Z)[0][:, 0, :]),
-                ("minimiser y_hi", lambda ctx, v: res_bounds(ctx, v.Z)[1][:, 0, :]),
-                ("||Z - 1 y_lo^T||_inf", lambda ctx, v: ctx.norm_inf(v.Z - res_bounds(ctx, v.Z)[0])),
-                ("||Z - 1 y_hi^T||_inf", lambda ctx, v: ctx.norm_inf(v.Z - res_bounds(ctx, v.Z)[1])),
-            ),
         )
     ],
     readings=[

@@ -15,7 +15,7 @@ Readings.
   W_v does not enter the conclusion and is left out.  X is n x d, beta > 0.
 * Res (Definition 3.4) is not unique for d >= 2, so two readings:
   ``midrange`` (per-column midrange, always a minimiser) and ``adversarial`` (any valid
-  minimiser, chosen by t in [0, 1]^d via ``common.res_chosen``).  ||Res(X)||_inf, hence the
+  minimiser, chosen by t in [0, 1]^d via ``verifier.library.res_minimiser``).  ||Res(X)||_inf, hence the
   hypothesis on beta, is the same for every minimiser.
 * Parts: ``main`` is the statement (balance(E) <= 1, Definition 3.5); ``proof-bound`` is what
   the proof actually bounds, ||E||_inf <= 1; ``proof-step-W`` is the proof's first step
@@ -32,16 +32,15 @@ E_11 = 8.  ``proof-step-W`` fails for d = 2: W_q = W_k = ones, eta = 1 gives W =
 of equal range, where the midrange is the only minimiser, so both Res readings are refuted.
 """
 
-from verifier import Claim, Dim, Hypothesis, Matrix, Part, Reading, Scalar, Vector
+from verifier import Claim, Dim, Hypothesis, Matrix, Part, Reading, Scalar
+from verifier.library import RES_ADVERSARIAL, RES_MIDRANGE, minimiser_choices, res, res_midrange
 
 from . import PAPER
-from .common import balance, res_chosen, res_midrange
+from .common import balance
 
 
 def _res(ctx, v):
-    if v.params["res"] == "midrange":
-        return res_midrange(ctx, v.X)
-    return res_chosen(ctx, v.X, v.t)
+    return res(ctx, v, v.X, "t")
 
 
 def _E(ctx, v):
@@ -113,13 +112,13 @@ claim = Claim(
         ),
     ],
     readings=[
-        Reading("midrange", "Res(X) subtracts the per-column midrange (always a minimiser).", params={"res": "midrange"}),
+        Reading("midrange", "Res(X) subtracts the per-column midrange (always a minimiser).", params=RES_MIDRANGE),
         Reading(
             "adversarial",
             "Res(X) with any valid minimiser, chosen adversarially by t in [0, 1]^d.",
-            params={"res": "chosen"},
+            params=RES_ADVERSARIAL,
             parts=("main", "proof-bound"),
-            extra_variables=(Vector("t", "d", lo=0, hi=1),),
+            extra_variables=minimiser_choices("t"),
         ),
     ],
 )

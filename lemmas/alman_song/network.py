@@ -1,31 +1,24 @@
-"""Multi-head, multi-layer Self-Attention Networks (Definitions 3.6, 3.7, A.1), written once.
+"""Multi-head, multi-layer Self-Attention Networks (Definitions 3.6, 3.7, A.1).
 
 Weights of a whole network carry the shape ``batch x L x H x d x d`` (layer, head); the
-weights of one layer ``batch x H x d x d``.  Every function takes the context first and
-runs in float64 batches, at arbitrary precision, exactly and in ball arithmetic alike.
-A single head is :func:`common.satt` (Definition 1.1, no beta).
+weights of one layer ``batch x H x d x d``.  The networks themselves are
+:func:`verifier.library.multi_head` and :func:`verifier.library.self_attention_network`
+(with skip connections, Definition 3.7; no beta, Definition 1.1).
 """
 
 from __future__ import annotations
 
 from verifier import Variable
+from verifier.library import multi_head, self_attention_network
 
-from .common import satt
+#: SAtt_H(X) = sum_h softm(X Q_h K_h^T X^T) X V_h (Definition 3.6) for one layer's weights
+heads = multi_head
 
 
 def weights(layers: str, bounded=("Wq", "Wk", "Wv")) -> list[Variable]:
     """The variables Wq, Wk, Wv of a network (shape layers x H x d x d); the ``bounded`` ones
     have every entry within eta (a scalar variable ``eta`` declared before them)."""
     return [Variable(name, (layers, "H", "d", "d"), radius="eta" if name in bounded else None) for name in ("Wq", "Wk", "Wv")]
-
-
-def heads(ctx, X, Wq, Wk, Wv):
-    """SAtt_H(X) = sum_h softm(X Q_h K_h^T X^T) X V_h (Definition 3.6) for one layer's weights."""
-    H = Wq.shape[1]
-    out = satt(ctx, X, Wq[:, 0], Wk[:, 0], Wv[:, 0])
-    for h in range(1, H):
-        out = out + satt(ctx, X, Wq[:, h], Wk[:, h], Wv[:, h])
-    return out
 
 
 def layer(ctx, X, Wq, Wk, Wv):
@@ -35,11 +28,7 @@ def layer(ctx, X, Wq, Wk, Wv):
 
 def outputs(ctx, X0, Wq, Wk, Wv, layers=None):
     """[X_0, X_1, ..., X_L]: the input and every layer's output (Definition 3.7)."""
-    L = Wq.shape[1] if layers is None else layers
-    xs = [X0]
-    for l in range(L):
-        xs.append(layer(ctx, xs[-1], Wq[:, l], Wk[:, l], Wv[:, l]))
-    return xs
+    return self_attention_network(ctx, X0, Wq, Wk, Wv, skip=True, layers=layers)
 
 
 def parallel_surrogate(ctx, X, Wq, Wk, Wv):
@@ -51,4 +40,3 @@ def parallel_surrogate(ctx, X, Wq, Wk, Wv):
     for l in range(Wq.shape[1]):
         out = out + heads(ctx, X, Wq[:, l], Wk[:, l], Wv[:, l])
     return out
-

@@ -18,7 +18,8 @@ from rich.console import Console
 
 from .._version import __version__
 from ..engine import SearchConfig, run_checks
-from ..registry import UnknownClaimError
+from ..config import ConfigError, load_config, project_registry
+from ..registry import ClaimLookupError, Registry
 from ..reporters import json_report, text
 from ..reporters.progress import DelayedProgress
 from ..results import FAILING, RunResult
@@ -52,10 +53,39 @@ class VerifyGroup(click.Group):
             raise UsageFailure(f"internal error: {type(exc).__name__}: {exc} (set VERIFY_DEBUG=1 for a traceback)") from None
 
 
-def registry():
-    from lemmas import REGISTRY
+_PACKS = "verifier.packs"  # click context meta: the --pack values of the running command
+_REGISTRY = "verifier.registry"
 
-    return REGISTRY
+
+def pack_option(fn):
+    """``--pack PATH`` (repeatable) for a command that takes claims; binds the registry it names."""
+
+    @click.option("--pack", "pack_sources", multiple=True, metavar="PATH",
+                  help="A claim pack: a package folder, a folder of modules or a .py file (no install needed), "
+                       "or an installed pack's name; repeatable. Default: [tool.verifier] packs, else every installed pack.")
+    @functools.wraps(fn)
+    def wrapper(pack_sources, **kw):
+        click.get_current_context().meta[_PACKS] = tuple(pack_sources)
+        return fn(**kw)
+
+    return wrapper
+
+
+def registry(allow_errors: bool = False) -> Registry:
+    """The claims of the running command's packs; a pack that failed to load is a usage error
+    unless ``allow_errors`` (then the errors are in ``Registry.errors``)."""
+    ctx = click.get_current_context()
+    meta = ctx.meta
+    if _REGISTRY not in meta:
+        try:
+            config = load_config()
+        except ConfigError as exc:
+            raise UsageFailure(str(exc)) from None
+        meta[_REGISTRY] = project_registry(meta.get(_PACKS, ()), config)
+    reg = meta[_REGISTRY]
+    if reg.errors and not allow_errors:
+        raise UsageFailure("\n".join(f"{e}" if i == 0 else f"error: {e}" for i, e in enumerate(reg.errors)))
+    return reg
 
 
 def err_console() -> Console:
@@ -65,7 +95,7 @@ def err_console() -> Console:
 def get_claim(claim_id: str):
     try:
         return registry().get(claim_id)
-    except UnknownClaimError as exc:
+    except ClaimLookupError as exc:
         raise UsageFailure(str(exc)) from None
 
 
@@ -148,8 +178,16 @@ def _save_counterexamples(run: RunResult, checks, store_dir) -> dict:
 
 @click.group(cls=VerifyGroup)
 @click.version_option(__version__, prog_name="verify")
-def main():
+@click.pass_context
+def main(ctx):
     """Search the claims of a paper for certified counterexamples."""
+    try:
+        defaults = load_config().option_defaults()
+    except ConfigError as exc:
+        raise UsageFailure(str(exc)) from None
+    # [tool.verifier] sets the defaults of the options it names; an option given still wins
+    ctx.default_map = {name: {k: v for k, v in defaults.items() if k in {p.name for p in cmd.params}}
+                       for name, cmd in main.commands.items()}
 
 
 from . import claims as _claims  # noqa: E402,F401  (registers lemma, list, show, replay)
@@ -157,3 +195,4 @@ from . import all_claims as _all  # noqa: E402,F401  (registers all)
 from . import check as _check  # noqa: E402,F401  (registers lock, check)
 from . import report as _report  # noqa: E402,F401  (registers report)
 from . import formal as _formal  # noqa: E402,F401  (registers tighten, prove)
+from . import init as _init  # noqa: E402,F401  (registers init)

@@ -8,10 +8,11 @@ import click
 
 from ..engine import QUICK, SearchConfig
 from ..reporters import text
-from . import _run, main, registry, search_options
+from . import _run, main, pack_option, registry, search_options
 
 
 @main.command("all")
+@pack_option
 @click.option("--quick", is_flag=True, help=f"A small budget for CI ({QUICK.budget:,} evaluations, {QUICK.time_limit:g} s per check).")
 @search_options
 def all_cmd(quick, seed, budget, time_limit, dps, no_shrink, jobs, save, store_dir, as_json):

@@ -10,12 +10,15 @@ import click
 from .. import lock as lockfile
 from ..engine import QUICK
 from ..lock import LOCK_NAME, LockedSearch, LockFileError
+from ..registry import lock_key_clash
 from ..regression import default_jobs, make_lock, run_regression
 from ..reporters import check_report, junit
 from ..reporters.progress import DelayedProgress
 from ..results import RunResult, Verdict
 from ..store import CounterexampleStore, write_atomic
-from . import UsageFailure, _save_counterexamples, err_console, get_claim, main, registry
+from . import UsageFailure, _save_counterexamples, err_console, get_claim, main, pack_option, registry
+
+LOCK_TIME_LIMIT = 30.0  # a safety cap well above what the CI budget needs, so the budget decides
 
 jobs_option = click.option("--jobs", type=click.IntRange(min=1), default=default_jobs, show_default="the CPUs available",
                            help="Searches run in parallel (results do not depend on it).")
@@ -31,12 +34,16 @@ def selected_claims(claim_ids=()):
     """The claims asked for, in registry order (every claim when none is named)."""
     if not claim_ids:
         return list(registry())
-    wanted = {get_claim(cid).id for cid in claim_ids}
-    return [c for c in registry() if c.id in wanted]
+    wanted = {id(get_claim(cid)) for cid in claim_ids}
+    return [c for c in registry() if id(c) in wanted]
 
 
 def all_checks(claims=None):
-    return [ch for c in (registry() if claims is None else claims) for ch in c.checks()]
+    claims = list(registry() if claims is None else claims)
+    clash = lock_key_clash(claims)
+    if clash:
+        raise UsageFailure(clash)
+    return [ch for c in claims for ch in c.checks()]
 
 
 def find_claim(paper, cid):
@@ -62,13 +69,32 @@ def regression(lock_path: Path, quiet: bool, jobs: int = 1, claims=None):
         progress.close()
 
 
+def locked_run(checks, search: LockedSearch, store_dir: Path, lock_path: Path, jobs: int, console):
+    """The lock of a fixed-seed run (stored evidence replayed, the rest searched), its rows printed.
+
+    A claim that raised is a usage error: a lock must not record it.
+    """
+    progress = DelayedProgress(console)
+    try:
+        lock, rows = make_lock(checks, search, CounterexampleStore(store_dir), lock_path, find_claim, progress.for_check, jobs)
+    finally:
+        progress.close()
+    check_report.print_lock_rows(console, rows, lock_path)
+    errors = [r for r in rows if r.entry.verdict == Verdict.ERROR.value]
+    if errors:
+        names = ", ".join(f"{r.entry.claim} part {r.entry.part} [{r.entry.reading}]: {r.result.message}" for r in errors)
+        raise UsageFailure(f"not writing {lock_path}: a claim raised ({names})")
+    return lock
+
+
 @main.command("lock")
+@pack_option
 @lock_option
 @click.option("--store", "store_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("counterexamples"), show_default=True,
               help="Stored counterexamples: replayed first; new ones are saved here.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--budget", type=click.IntRange(min=1), default=QUICK.budget, show_default=True, help="Float64 evaluations per check (CI budget).")
-@click.option("--time", "time_limit", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
+@click.option("--time", "time_limit", type=click.FloatRange(min=0, min_open=True), default=LOCK_TIME_LIMIT, show_default=True,
               help="Safety cap in seconds per check; set it well above what the budget needs so the budget decides.")
 @click.option("--dps", type=click.IntRange(min=15), default=QUICK.dps, show_default=True)
 @jobs_option
@@ -84,18 +110,8 @@ def lock_cmd(lock_path, store_dir, seed, budget, time_limit, dps, jobs, claim_id
     old = read_lock(lock_path) if claim_ids and lock_path.exists() else None
     if old is not None and old.search != search:  # refuse before searching, not after
         raise UsageFailure(f"{lock_path} was made with {lockfile.describe(old.search)}; pass the same options, or re-lock every claim")
-    progress = DelayedProgress(console)
-    try:
-        claims = selected_claims(claim_ids)
-        lock, rows = make_lock(all_checks(claims), search, CounterexampleStore(store_dir), lock_path, find_claim,
-                               progress.for_check, jobs)
-    finally:
-        progress.close()
-    check_report.print_lock_rows(console, rows, lock_path)
-    errors = [r for r in rows if r.entry.verdict == Verdict.ERROR.value]
-    if errors:
-        names = ", ".join(f"{r.entry.claim} part {r.entry.part} [{r.entry.reading}]: {r.result.message}" for r in errors)
-        raise UsageFailure(f"not writing {lock_path}: a claim raised ({names})")
+    claims = selected_claims(claim_ids)
+    lock = locked_run(all_checks(claims), search, store_dir, lock_path, jobs, console)
     if old is not None:
         lock = lockfile.merged(old, lock, {c.id for c in claims}, [ch.key for ch in all_checks()])
     lockfile.write(lock)
@@ -103,6 +119,7 @@ def lock_cmd(lock_path, store_dir, seed, budget, time_limit, dps, jobs, claim_id
 
 
 @main.command("check")
+@pack_option
 @lock_option
 @click.option("--junit", "junit_file", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write JUnit XML here.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result list as JSON on stdout.")

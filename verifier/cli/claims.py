@@ -10,10 +10,11 @@ import click
 
 from ..reporters import json_report, replay_report, text
 from ..store import replay as replay_file
-from . import _config, select_checks, _run_and_report, err_console, get_claim, main, registry, search_options
+from . import _config, select_checks, _run_and_report, err_console, get_claim, main, pack_option, registry, search_options
 
 
 @main.command("lemma")
+@pack_option
 @click.argument("claim_id")
 @click.option("--reading", default=None, help="Run one reading only (default: every reading).")
 @click.option("--part", default=None, help="Run one part only.")
@@ -27,17 +28,29 @@ def lemma_cmd(claim_id, reading, part, seed, budget, time_limit, dps, no_shrink,
 
 
 @main.command("list")
+@pack_option
 @click.option("--json", "as_json", is_flag=True)
 def list_cmd(as_json):
-    """List every claim."""
-    claims = list(registry())
+    """List every claim, grouped by pack.
+
+    A pack that fails to load is reported on stderr (one line each) and the others are
+    still listed; the exit status is then 2.
+    """
+    reg = registry(allow_errors=True)
+    for error in reg.errors:
+        click.echo(f"error: {error}", err=True)
+    groups = reg.by_pack()
     if as_json:
-        click.echo(json.dumps([json_report.claim_to_dict(c) for c in claims], indent=2, ensure_ascii=False))
+        items = [{**json_report.claim_to_dict(c), "pack": pack} for pack, claims in groups for c in claims]
+        click.echo(json.dumps(items, indent=2, ensure_ascii=False))
     else:
-        text.print_claim_list(err_console(), claims)
+        for pack, claims in groups:
+            text.print_claim_list(err_console(), claims, title=f"pack {pack}")
+    sys.exit(2 if reg.errors else 0)
 
 
 @main.command("show")
+@pack_option
 @click.argument("claim_id")
 @click.option("--json", "as_json", is_flag=True)
 def show_cmd(claim_id, as_json):
@@ -50,6 +63,7 @@ def show_cmd(claim_id, as_json):
 
 
 @main.command("replay")
+@pack_option
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--dps", type=click.IntRange(min=15), default=None, help="Digits (default: the file's).")
 @click.option("--json", "as_json", is_flag=True)

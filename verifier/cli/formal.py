@@ -10,7 +10,7 @@ from ..engine import SearchConfig
 from ..prove import METHODS, BoundedDomainError, DomainError, MethodError, make_domain, parse_boxes, parse_dims, prove
 from ..reporters import formal_report
 from ..tighten import NotTightenable, tighten
-from . import UsageFailure, err_console, get_claim, main, select_checks
+from . import UsageFailure, err_console, get_claim, main, pack_option, select_checks
 
 
 def _emit(as_json, items, dumps, show, claim):
@@ -23,21 +23,22 @@ def _emit(as_json, items, dumps, show, claim):
 
 
 @main.command("tighten")
+@pack_option
 @click.argument("claim_id")
 @click.option("--reading", default=None, help="One reading only (default: every reading).")
 @click.option("--part", default=None, help="One part only.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--budget", type=click.IntRange(min=1), default=SearchConfig.budget, show_default=True, help="Float64 evaluations per round.")
 @click.option("--time", "time_limit", type=click.FloatRange(min=0, min_open=True), default=SearchConfig.time_limit, show_default=True, help="Seconds per round.")
-@click.option("--rounds", type=click.IntRange(min=1), default=6, show_default=True, help="Raise the constant at most this often.")
+@click.option("--rounds", type=click.IntRange(min=1), default=6, show_default=True, help="Rounds that move the constant; past it, rounds go on while each moves it by more than 1%.")
 @click.option("--dps", type=click.IntRange(min=15), default=SearchConfig.dps, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON list to stdout.")
 def tighten_cmd(claim_id, reading, part, seed, budget, time_limit, rounds, dps, as_json):
-    """Estimate the smallest constant on the right-hand side: a certified lower bound and the best value seen."""
+    """Estimate the best constant on the right-hand side: for lhs <= c rhs a certified lower bound on c, for lhs >= c rhs a certified upper bound, and the best value seen."""
     claim = get_claim(claim_id)
-    checks = [c for c in select_checks(claim, reading, part) if c.part.relation in ("<=", "<")]
+    checks = [c for c in select_checks(claim, reading, part) if c.part.relation != "=="]
     if not checks:
-        raise UsageFailure(f"claim {claim.id}: no selected part has the form lhs <= rhs")
+        raise UsageFailure(f"claim {claim.id}: no selected part has the form lhs <= rhs or lhs >= rhs")
     config = SearchConfig(seed=seed, budget=budget, time_limit=time_limit, dps=dps)
     try:
         results = [tighten(c, config, rounds) for c in checks]
@@ -47,6 +48,7 @@ def tighten_cmd(claim_id, reading, part, seed, budget, time_limit, rounds, dps, 
 
 
 @main.command("prove")
+@pack_option
 @click.argument("claim_id")
 @click.option("--dims", "dims_text", default="", help="Fixed dimensions, e.g. n=3,d=2 (every dimension of the claim).")
 @click.option("--box", "boxes", multiple=True, help="LO:HI for every free variable, or NAME=LO:HI for one (repeatable).")

@@ -11,11 +11,12 @@ from ..reporters import check_report
 from ..reporters.formats import REPORT_FORMATS
 from ..reporters.report_data import sections
 from ..store import write_atomic
-from . import err_console, main
+from . import err_console, main, pack_option
 from .check import claim_option, jobs_option, lock_option, regression, selected_claims
 
 
 @main.command("report")
+@pack_option
 @click.option("--format", "fmt", type=click.Choice(sorted(REPORT_FORMATS)), default="markdown", show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write here (default: stdout).")
 @lock_option

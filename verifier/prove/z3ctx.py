@@ -26,6 +26,7 @@ class NotDecidable(NotRational):
 class Z3Context(_ObjectContext):
     name = "z3"
     rigorous = True
+    unavailable_error = NotDecidable  # tanh, erf, power with a real exponent, ...: another method
 
     def scalar(self, value):
         value = Fraction(value)

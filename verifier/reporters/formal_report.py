@@ -79,14 +79,19 @@ def tighten_to_dict(t: TightenResult) -> dict:
         "part": t.part,
         "reading": t.reading,
         "statement": t.statement,
+        "relation": t.relation,
         "lower_bound": _num(t.lower_bound, 30),
         "lower_bound_exact": None if t.lower_bound is None else str(t.lower_bound),
-        "certified": t.lower_bound is not None,
+        "upper_bound": _num(t.upper_bound, 30),
+        "upper_bound_exact": None if t.upper_bound is None else str(t.upper_bound),
+        "no_constant_suffices": t.no_constant,
+        "round_limit_hit": t.round_limit_hit,
+        "certified": t.bound is not None or t.no_constant,
         "best_seen": t.best_seen,
         "last_constant": str(t.last_constant),
         "last_verdict": t.last_verdict,
         "last_evaluations": t.last_evaluations,
-        "witness": None if w is None else {"dims": w.dims, "vars": w.vars, "ratio": str(w.ratio), "method": w.method, "lhs": w.lhs, "rhs": w.rhs},
+        "witness": None if w is None else {"dims": w.dims, "vars": w.vars, "ratio": None if w.ratio is None else str(w.ratio), "method": w.method, "lhs": w.lhs, "rhs": w.rhs},
         "rounds": [
             {"constant": str(r.constant), "verdict": r.verdict, "evaluations": r.evaluations, "seconds": r.seconds, "ratio": None if r.ratio is None else str(r.ratio)}
             for r in t.rounds
@@ -104,14 +109,19 @@ def dumps_tighten(results: Iterable[TightenResult]) -> str:
 def summary_sentence(t: TightenResult, kind: str = "claim") -> str:
     """'Lemma 4.1 needs a constant of at least 2 (certified); with 2 no counterexample in N evaluations'."""
     head = f"{kind.capitalize()} {t.claim}" + (f" part {t.part}" if t.part != "main" else "") + f" [{t.reading}]"
-    if t.lower_bound is None:
-        bound = "no certified lower bound on lhs/rhs (no point with rhs > 0 was certified)"
+    if t.no_constant:
+        bound = f"fails for every constant: rhs = 0 at a certified point where the part fails ({t.witness.method})"
+    elif t.bound is None:
+        bound = "no certified bound on lhs/rhs (no point with rhs > 0 was certified)"
+    elif t.upper_bound is not None:
+        bound = f"holds with a constant of at most {_num(t.upper_bound)} (certified, {t.witness.method})"
     else:
         bound = f"needs a constant of at least {_num(t.lower_bound)} (certified, {t.witness.method})"
     tail = f"with constant {_num(t.last_constant)} on {t.rhs_text}: {t.last_verdict}"
     if t.last_verdict == "survived":
         tail = f"with constant {_num(t.last_constant)} on {t.rhs_text}, no counterexample in {t.last_evaluations:,} evaluations"
-    return f"{head} {bound}; {tail}"
+    limit = "; round limit reached while the bound was still moving (raise --rounds)" if t.round_limit_hit else ""
+    return f"{head} {bound}; {tail}{limit}"
 
 
 def print_tighten(console: Console, claim: Claim, results: Iterable[TightenResult]) -> None:
@@ -122,7 +132,7 @@ def print_tighten(console: Console, claim: Claim, results: Iterable[TightenResul
         table.add_column(style="bold")
         table.add_column(overflow="fold")
         if t.best_seen is not None:
-            table.add_row("best lhs/rhs seen", f"{t.best_seen:.12g}")
+            table.add_row("best lhs/rhs seen" if t.upper_bound is None else "smallest lhs/rhs seen", f"{t.best_seen:.12g}")
         for r in t.rounds:
             found = f", certified ratio {_num(r.ratio)}" if r.ratio is not None else ""
             table.add_row(f"constant {_num(r.constant)}", f"{r.verdict} after {r.evaluations:,} evaluations ({r.seconds:.2f} s){found}")

@@ -84,7 +84,7 @@ def claim_to_dict(claim: Claim) -> dict:
         "notes": claim.notes,
         "dims": {d.name: [d.lo, d.hi] for d in claim.dims},
         "variables": [
-            {"name": v.name, "shape": list(v.shape), "lo": v.lo, "hi": v.hi, "near": v.near, "radius": v.radius}
+            {"name": v.name, "shape": list(v.shape), "lo": None if v.lo is None else v.lo.plain, "hi": None if v.hi is None else v.hi.plain, "near": v.near, "radius": v.radius}
             for v in claim.variables
         ],
         "hypotheses": [h.text for h in claim.hypotheses],

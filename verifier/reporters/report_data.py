@@ -89,7 +89,7 @@ def search_summary(item: Item) -> str:
         return f"Proved{where} (method {r.method}; {r.stop_reason})" + (f"; {r.message}" if r.message else "")
     text = (f"No certified counterexample in {s.evaluations:,} float64 evaluations "
             f"(seed {r.seed}, budget {r.budget:,}, {r.stop_reason}); closest margin reached "
-            f"{fmt(s.best_margin)} (relative {fmt(s.best_relative_margin)}), largest lhs/rhs {fmt(s.max_ratio)}")
+            f"{fmt(s.best_margin)} (relative {fmt(s.best_relative_margin)}), largest {r.ratio_name} {fmt(s.max_ratio)}")
     if r.message:
         text += f"; {r.message}"
     return text

@@ -107,7 +107,7 @@ def render_result(r: CheckResult, claim: Claim | None = None, saved: Mapping[tup
         lines = [
             f"no certified counterexample in {s.evaluations:,} evaluations ({r.seconds:.2f} s, seed {r.seed}, {r.stop_reason})",
             f"closest margin reached: {_fmt(s.best_margin)} (relative {_fmt(s.best_relative_margin)}); "
-            f"largest lhs/rhs: {_fmt(s.max_ratio)}",
+            f"largest {r.ratio_name}: {_fmt(s.max_ratio)}",
         ]
         if s.float_violations:
             lines.append(
@@ -187,8 +187,8 @@ def print_claim(console: Console, claim: Claim) -> None:
         console.print(Text(claim.derivation, style="dim"))
 
 
-def print_claim_list(console: Console, claims: Iterable[Claim]) -> None:
-    table = Table(title="claims")
+def print_claim_list(console: Console, claims: Iterable[Claim], title: str = "claims") -> None:
+    table = Table(title=title)
     for col in ("id", "kind", "title", "parts", "readings"):
         table.add_column(col)
     for c in claims:
@@ -237,7 +237,7 @@ def evidence(r: CheckResult, sep: str = "\n") -> str:
         return r.message.splitlines()[0] if r.message else "error"
     lines = [f"margin \u2265 {_g(s.best_margin, 3)}" if s.best_margin is not None else "margin n/a"]
     if s.max_ratio is not None:
-        lines.append(f"max lhs/rhs {_g(s.max_ratio, 6)}")
+        lines.append(f"max {r.ratio_name} {_g(s.max_ratio, 6)}")
     return sep.join(lines)
 
 
