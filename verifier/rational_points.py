@@ -34,8 +34,9 @@ from .domains import DerivedValue, OrderedEntries, OrthogonalMatrix, SimplexRows
 
 #: denominators tried around a near-tie, smallest first (each a rung of convergents)
 DENOMINATORS = (2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 16, 20, 24, 32, 60, 100)
-#: certifications spent per near-tie at most
-MAX_TRIES = 12
+#: certifications spent per near-tie at most (on a claim that is an equality on a whole
+#: face, every rounded point is a tie too: the float screen cannot tell them apart)
+MAX_TRIES = 2
 
 
 def q(x) -> fmpq:
@@ -251,14 +252,13 @@ NEAR_TIE = 1e-6
 
 
 def try_near_tie(check, certifier, data, index, dims, rel, previous_best):
-    """At a new best relative margin that is a near-tie of a strict claim, certify the simple rationals nearby.
+    """At a new best relative margin that is a near-tie, certify the simple rationals nearby.
 
-    Tried once per decade of improvement (1e-6, 1e-7, ..., and 0), so a search converging
-    on a tie pays for a dozen attempts, not one per step.  Returns (point, certificate) of
+    Tried once per three decades of improvement (below 1e-6, 1e-9, 1e-12, 1e-15, and at 0),
+    so a search converging on a tie pays for a few attempts, not one per step.  Returns (point, certificate) of
     the first certified violation, or None.
     """
-    # only a strict claim fails at its equality point; a non-strict one holds there
-    if not check.strict or not abs(rel) <= NEAR_TIE or _decade(rel) == _decade(previous_best):
+    if not abs(rel) <= NEAR_TIE or _decade(rel) == _decade(previous_best):
         return None
     from .sampling import exactify
 
@@ -272,16 +272,26 @@ def try_near_tie(check, certifier, data, index, dims, rel, previous_best):
 def _decade(rel):
     if not np.isfinite(rel) or rel > NEAR_TIE:
         return None
-    return -400 if rel <= 0 else int(np.floor(np.log10(rel)))
+    return -400 if rel <= 0 else int(np.floor(np.log10(rel) / 3))
 
 
 def try_nearby_simple_rationals(check, certifier, data, dims):
-    """Certify the simple rational points near a near-tie; the first violated (point, certificate), or None."""
-    from .sampling import project
+    """Certify the simple rational points near a near-tie; the first violated (point, certificate), or None.
+
+    One float64 batch screens the candidates first: rounding to a denominator that misses the
+    tie moves the point clearly off it (a relative margin above 1e-9, or a hypothesis clearly
+    broken), and certificates (balls where ``exp`` appears) are what cost here.
+    """
     from .contexts import ExactContext
+    from .sampling import project
 
     ctx = ExactContext()
-    for cand in nearby_simple_points(check, data, dims, lambda d: project(ctx, check, d, dims))[:MAX_TRIES]:
+    candidates = nearby_simple_points(check, data, dims, lambda d: project(ctx, check, d, dims))
+    tried = 0
+    for cand in (c for c, keep in zip(candidates, _may_fail(check, candidates, dims)) if keep):
+        if tried >= MAX_TRIES:
+            return None
+        tried += 1
         try:
             cert = certifier.certify(check, cand, dims)
         except (ValueError, ArithmeticError):
@@ -289,6 +299,27 @@ def try_nearby_simple_rationals(check, certifier, data, dims):
         if cert.violated:
             return cand, cert
     return None
+
+
+def _may_fail(check, candidates, dims) -> np.ndarray:
+    """Per candidate: might it violate the claim (float64 cannot rule it out)?"""
+    from .contexts import FloatContext
+    from .sampling import batch_fastest
+
+    if not candidates:
+        return np.zeros(0, dtype=bool)
+    as_float = np.vectorize(lambda v: float(to_fraction(v)), otypes=[float])
+    batch = batch_fastest({k: np.concatenate([as_float(np.asarray(c[k], dtype=object)) for c in candidates]) for k in candidates[0]})
+    with np.errstate(all="ignore"):
+        try:
+            ev = check.evaluate(FloatContext(), batch, dims)
+        except (ValueError, ArithmeticError, OverflowError):
+            return np.ones(len(candidates), dtype=bool)
+        margin, scale = np.asarray(ev.margin, dtype=float), np.asarray(ev.scale, dtype=float)
+        keep = ~(margin > 1e-9 * scale)  # nan stays in: float64 cannot rule it out
+        for h in ev.hypotheses:
+            keep &= ~(np.asarray(h, dtype=float) < -1e-9)
+    return keep
 
 
 __all__ = ["project_exact", "nearby_simple_points", "try_near_tie", "try_nearby_simple_rationals", "inverse_stereographic", "cayley", "Fraction"]
