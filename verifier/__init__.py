@@ -3,10 +3,12 @@
 Public API for stating claims::
 
     from verifier import Claim, Part, Reading, Hypothesis, Dim, Matrix, Vector, Scalar
+    from verifier import Simplex, Stochastic, UnitVector, Ordered, Orthogonal, Derived  # constrained kinds
 """
 
 from ._version import __version__
 from .claims import Check, Claim, ClaimDefinitionError, Dim, Hypothesis, Matrix, Part, Reading, Scalar, Variable, Vector
+from .domains import Derived, Ordered, Orthogonal, Simplex, Stochastic, UnitVector
 from .results import CheckResult, Counterexample, RunResult, Verdict
 
 __all__ = [
@@ -16,13 +18,19 @@ __all__ = [
     "Claim",
     "ClaimDefinitionError",
     "Counterexample",
+    "Derived",
     "Dim",
     "Hypothesis",
     "Matrix",
+    "Ordered",
+    "Orthogonal",
     "Part",
     "Reading",
     "RunResult",
     "Scalar",
+    "Simplex",
+    "Stochastic",
+    "UnitVector",
     "Variable",
     "Vector",
     "Verdict",

@@ -81,6 +81,9 @@ class Variable:
     lower_text: str = ""
     upper_text: str = ""
     description: str = ""
+    #: the set the variable lies on when it is not a box (a simplex, a sphere, ...): a
+    #: :class:`verifier.domains.Domain`, whose membership joins the check's hypotheses
+    domain: Any = None
 
     def __post_init__(self):
         if not self.name.isidentifier():
@@ -395,6 +398,8 @@ def _domain_hypotheses(var: Variable) -> list[Hypothesis]:
         out.append(Hypothesis(f"{var.name} \u2265 {var.lower_text or 'its lower bound'}", lambda ctx, v, n=var.name, f=var.lower: v[n] - f(ctx, v)))
     if var.upper is not None:
         out.append(Hypothesis(f"{var.name} \u2264 {var.upper_text or 'its upper bound'}", lambda ctx, v, n=var.name, f=var.upper: f(ctx, v) - v[n]))
+    if var.domain is not None:
+        out.extend(var.domain.hypotheses(var))
     return out
 
 

@@ -34,6 +34,7 @@ from .certify import Certificate, Certifier, decimal_string
 from .claims import Check
 from .contexts import ExactContext, FloatContext, MPContext, NotRational, to_fraction
 from .executor import SerialExecutor, make_executor, registered_check
+from .rational_points import try_near_tie
 from .results import CheckResult, Counterexample, FoundBy, SearchStats, Verdict
 from .sampling import Sampler, batch_fastest, exactify, fractions_of, project
 from .shrink import Shrinker
@@ -261,6 +262,10 @@ class _Search:
             return
         i = int(np.argmin(rel))
         if rel[i] < self.best_rel:
+            # float64 has no 1/3: an equality point at simple rationals is only met nearby
+            hit = try_near_tie(self.check, self.certifier, data, i, dims, float(rel[i]), self.best_rel)
+            if hit is not None:
+                raise _Found(hit[0], dims, hit[1], self.phase, self.evaluations, self.elapsed())
             self.best_rel = float(rel[i])
             self.best_margin = float(margin[i])
             self.best_point = {k: v[i : i + 1].copy() for k, v in data.items()}, dict(dims)

@@ -91,6 +91,9 @@ class Sampler:
         data: dict[str, np.ndarray] = {}
         for var in self.variables:
             shape = var.concrete_shape(dims)
+            if var.domain is not None:
+                data[var.name] = self._constrained(var, shape, data, dims, rng, size)
+                continue
             if var.radius is not None:
                 u = _grouped(rng, size, shape, RELATION_PATTERNS, _relation_pattern)
                 centre = data[var.near] if var.near else 0.0
@@ -104,6 +107,12 @@ class Sampler:
                 x = _grouped(rng, size, shape, FREE_PATTERNS, _free_pattern, var)
             data[var.name] = _clip_box(x, var)
         return batch_fastest(data)
+
+    def _constrained(self, var: Variable, shape, data, dims, rng, size):
+        """A kind's own samples; a derived variable is computed from the ones before it."""
+        if var.domain.kind == "derived":
+            return project_domain_float(var, np.zeros((size,) + tuple(shape)), self.check.values(data, dims))
+        return np.clip(sample_domain(var, shape, rng, size), var.lo if var.lo is not None else -np.inf, var.hi if var.hi is not None else np.inf)
 
     def _bounded_scalar(self, var: Variable, data, dims, rng, size):
         v = self.check.values(data, dims)
@@ -161,6 +170,11 @@ def project(ctx, check: Check, data: dict, dims) -> dict:
     v = None
     for var in check.variables:
         x = out[var.name]
+        if var.domain is not None:
+            x = _onto_set(ctx, var, x, check.values(out, dims))
+            if var.domain.kind == "derived":  # clipping would break its definition; its bounds are hypotheses
+                out[var.name] = x
+                continue
         if var.radius is not None:
             centre = out[var.near] if var.near else 0
             r = _expand_ctx(out[var.radius], np.ndim(x) - 1)
@@ -177,6 +191,14 @@ def project(ctx, check: Check, data: dict, dims) -> dict:
             x = ctx.minimum(x, var.hi)
         out[var.name] = x
     return out
+
+
+def _onto_set(ctx, var, x, values):
+    if isinstance(ctx, ExactContext):
+        from .rational_points import project_exact
+
+        return project_exact(var, x, values)
+    return project_domain_float(var, x, values)
 
 
 def _bound(ctx, fn, v, side):
@@ -351,3 +373,340 @@ def fractions_of(arr: np.ndarray) -> np.ndarray:
 
 
 __all__ = ["Sampler", "project", "batch_fastest", "exactify", "fractions_of", "Fraction"]
+
+
+# ------------------------------------------------------------------ constrained kinds
+# Pattern weights per kind.  The boundary patterns land exactly on
+# a vertex, edge or face of a simplex, a one-hot or repeated row, an axis or diagonal
+# direction, a tie, a signed permutation; the interior ones go through a transform of free
+# parameters (softmax, normalised Gaussian, cumulative exponentials, QR).  About 60 % of
+# the samples land on the boundary, where the extremal cases of these lemmas sit.
+SIMPLEX_PATTERNS = {
+    "vertex": 1.5,
+    "edge": 1.0,
+    "face": 1.0,
+    "face-centroid": 1.0,
+    "softmax": 2.0,
+    "dirichlet-sparse": 1.0,
+    "simple": 0.7,
+}
+STOCHASTIC_PATTERNS = {  # whole matrices
+    "rows": 3.0,  # each row drawn from SIMPLEX_PATTERNS
+    "repeated-row": 1.0,
+    "one-hot-rows": 1.0,
+    "same-vertex": 0.5,
+    "softmax-rows": 1.5,  # every row inside: attention of finite scores
+}
+SPHERE_PATTERNS = {
+    "2": {"axis": 1.5, "diagonal": 1.5, "gauss": 2.5, "near-axis": 1.0, "simple": 0.7},
+    "inf": {"vertex": 1.5, "face": 1.5, "axis": 1.0, "gauss": 2.0, "simple": 0.7},
+    "1": {"axis": 1.5, "edge": 1.0, "face": 1.0, "diagonal": 1.0, "gauss": 2.5},
+}
+ORDERED_PATTERNS = {"ties": 2.0, "all-equal": 0.7, "at-bounds": 1.0, "sorted": 2.0,
+                    "increments": 1.5, "small-int": 1.0}
+ORTHOGONAL_PATTERNS = {"signed-permutation": 1.5, "hadamard": 1.5, "givens": 1.0,
+                       "haar": 2.5, "near-permutation": 1.5}
+
+
+def domain_patterns(var) -> dict:
+    """The pattern weights (name -> weight) of a constrained variable."""
+    from .domains import OrderedEntries, OrthogonalMatrix, SimplexRows, UnitSphere
+
+    dom = var.domain
+    if isinstance(dom, SimplexRows):
+        return STOCHASTIC_PATTERNS if len(var.shape) == 2 else SIMPLEX_PATTERNS
+    if isinstance(dom, UnitSphere):
+        return SPHERE_PATTERNS[dom.norm]
+    if isinstance(dom, OrderedEntries):
+        return ORDERED_PATTERNS
+    if isinstance(dom, OrthogonalMatrix):
+        return ORTHOGONAL_PATTERNS
+    return {}
+
+
+def sample_domain(var, shape, rng, size) -> np.ndarray:
+    """Float samples of a constrained (non-derived) variable, batch first."""
+    return _grouped(rng, size, shape, domain_patterns(var), _domain_pattern, var)
+
+
+def _domain_pattern(name, rng, m, shape, var):
+    from .domains import OrderedEntries, OrthogonalMatrix, SimplexRows, UnitSphere
+
+    dom = var.domain
+    if isinstance(dom, SimplexRows) and len(shape) == 2:
+        return _stochastic(name, rng, m, shape)
+    if isinstance(dom, SimplexRows):
+        return _simplex_rows(name, rng, m, shape[-1])
+    if isinstance(dom, UnitSphere):
+        return _sphere(name, dom.norm, rng, m, shape[-1])
+    if isinstance(dom, OrderedEntries):
+        return _ordered(name, rng, m, shape[-1], var.lo, var.hi)
+    if isinstance(dom, OrthogonalMatrix):
+        return _orthogonal(name, rng, m, shape[-1])
+    raise AssertionError(name)
+
+
+def _support(rng, m, k, size):
+    """m boolean masks of length k with ``size[i]`` entries set."""
+    order = np.argsort(rng.random((m, k)), axis=1)
+    return order < np.asarray(size).reshape(m, 1)
+
+
+def _simplex_rows(name, rng, m, k):
+    if k == 0:
+        return np.zeros((m, 0))
+    if name == "vertex":
+        out = np.zeros((m, k))
+        out[np.arange(m), rng.integers(0, k, m)] = 1.0
+        return out
+    if name == "edge":
+        t = np.where(rng.random(m) < 0.5, rng.choice([1 / 2, 1 / 3, 2 / 3, 1 / 4, 3 / 4], m), rng.random(m))
+        out = np.zeros((m, k))
+        i = rng.integers(0, k, m)
+        j = (i + rng.integers(1, max(k, 2), m)) % k
+        out[np.arange(m), i] += t
+        out[np.arange(m), j] += 1 - t
+        return out
+    if name in ("face", "face-centroid"):
+        hi = k if name == "face-centroid" else max(k - 1, 1)
+        mask = _support(rng, m, k, rng.integers(1, hi + 1, m))
+        w = rng.exponential(1.0, (m, k)) if name == "face" else np.ones((m, k))
+        w = w * mask
+        return w / w.sum(axis=1, keepdims=True)
+    if name == "softmax":
+        z = rng.standard_normal((m, k)) * _log_scale(rng, m, -1, 1.5)[:, None]
+        z = np.exp(z - z.max(axis=1, keepdims=True))
+        return z / z.sum(axis=1, keepdims=True)
+    if name == "dirichlet-sparse":
+        w = rng.gamma(0.2, 1.0, (m, k)) + 1e-300
+        return w / w.sum(axis=1, keepdims=True)
+    if name == "simple":
+        w = rng.integers(0, 4, (m, k)).astype(float)
+        w[w.sum(axis=1) == 0] = 1.0
+        return w / w.sum(axis=1, keepdims=True)
+    raise AssertionError(name)
+
+
+def _stochastic(name, rng, m, shape):
+    r, k = shape
+    if name == "rows":
+        return _grouped(rng, m * r, (k,), SIMPLEX_PATTERNS, lambda n, g, c, s: _simplex_rows(n, g, c, k)).reshape(m, r, k)
+    if name == "repeated-row":
+        row = _grouped(rng, m, (k,), SIMPLEX_PATTERNS, lambda n, g, c, s: _simplex_rows(n, g, c, k))
+        return np.repeat(row[:, None, :], r, axis=1)
+    if name == "one-hot-rows":
+        return _simplex_rows("vertex", rng, m * r, k).reshape(m, r, k)
+    if name == "same-vertex":
+        return np.repeat(_simplex_rows("vertex", rng, m, k)[:, None, :], r, axis=1)
+    if name == "softmax-rows":
+        return _simplex_rows("softmax", rng, m * r, k).reshape(m, r, k)
+    raise AssertionError(name)
+
+
+def _signs(rng, m, n):
+    return rng.choice([-1.0, 1.0], (m, n))
+
+
+def _sphere(name, norm, rng, m, n):
+    if n == 0:
+        return np.zeros((m, 0))
+    if name == "axis":
+        out = np.zeros((m, n))
+        out[np.arange(m), rng.integers(0, n, m)] = rng.choice([-1.0, 1.0], m)
+        return out
+    if name == "vertex":  # max norm: every entry +-1
+        return _signs(rng, m, n)
+    if name == "face":  # max norm: one entry +-1, the rest inside; l1: a signed face of the cross-polytope
+        if norm == "inf":
+            out = rng.uniform(-1, 1, (m, n))
+            out[np.arange(m), rng.integers(0, n, m)] = rng.choice([-1.0, 1.0], m)
+            return out
+        return _simplex_rows("face", rng, m, n) * _signs(rng, m, n)
+    if name == "edge":
+        return _simplex_rows("edge", rng, m, n) * _signs(rng, m, n)
+    if name == "diagonal":
+        mask = _support(rng, m, n, rng.integers(1, n + 1, m)) if rng.random() < 0.5 else np.ones((m, n), dtype=bool)
+        x = _signs(rng, m, n) * mask
+    elif name == "near-axis":
+        x = np.zeros((m, n))
+        x[np.arange(m), rng.integers(0, n, m)] = 1.0
+        x = x + rng.standard_normal((m, n)) * _log_scale(rng, m, -4, -1)[:, None]
+    elif name == "simple":
+        x = rng.integers(-3, 4, (m, n)).astype(float)
+    elif name == "gauss":
+        x = rng.standard_normal((m, n))
+    else:
+        raise AssertionError(name)
+    return sphere_normalise(x, norm)
+
+
+def sphere_normalise(x, norm):
+    x = np.array(x, dtype=float)
+    zero = ~np.any(x != 0, axis=-1)
+    x[zero, ..., 0] = 1.0
+    if norm == "inf":
+        return x / np.max(np.abs(x), axis=-1, keepdims=True)
+    if norm == "1":
+        return x / np.sum(np.abs(x), axis=-1, keepdims=True)
+    return x / np.sqrt(np.sum(x * x, axis=-1, keepdims=True))
+
+
+def _ordered(name, rng, m, n, lo, hi):
+    if lo is not None and hi is not None:
+        draw = lambda shape: rng.uniform(lo, hi, shape)  # noqa: E731
+    else:
+        base = lo if lo is not None else (hi if hi is not None else 0.0)
+        sign = 1.0 if lo is not None else (-1.0 if hi is not None else 0.0)
+
+        def draw(shape):
+            g = rng.standard_normal(shape) * _log_scale(rng, shape[0], -1, 1)[:, None]
+            return base + (np.abs(g) * sign if sign else g)
+
+    if name == "sorted":
+        x = draw((m, n))
+    elif name == "ties":
+        x = draw((m, n))
+        x = np.sort(x, axis=1)
+        tie = rng.random((m, n)) < 0.5
+        tie[:, 0] = False
+        for j in range(1, n):
+            x[:, j] = np.where(tie[:, j], x[:, j - 1], x[:, j])
+    elif name == "all-equal":
+        x = np.repeat(draw((m, 1)), n, axis=1)
+    elif name == "at-bounds":
+        x = draw((m, n))
+        ends = [e for e in (lo, hi) if e is not None] or [0.0]
+        pick = rng.random((m, n)) < 0.5
+        x = np.where(pick, rng.choice(ends, (m, n)), x)
+    elif name == "increments":
+        start = draw((m, 1))
+        x = start + np.concatenate([np.zeros((m, 1)), np.cumsum(np.exp(rng.standard_normal((m, max(n - 1, 0))) - 1), axis=1)], axis=1)
+    elif name == "small-int":
+        x = rng.integers(-3, 4, (m, n)).astype(float)
+    else:
+        raise AssertionError(name)
+    x = np.clip(x, lo if lo is not None else -np.inf, hi if hi is not None else np.inf)
+    return np.sort(x, axis=1)
+
+
+def _hadamard(n):
+    """A Hadamard-like orthogonal matrix: Sylvester blocks of the largest powers of 2 in n."""
+    out = np.zeros((n, n))
+    i = 0
+    while i < n:
+        size = 1 << ((n - i).bit_length() - 1)
+        h = np.array([[1.0]])
+        while h.shape[0] < size:
+            h = np.block([[h, h], [h, -h]])
+        out[i : i + size, i : i + size] = h / np.sqrt(size)
+        i += size
+    return out
+
+
+def _signed_permutations(rng, m, n):
+    out = np.zeros((m, n, n))
+    perm = np.argsort(rng.random((m, n)), axis=1)
+    rows = np.repeat(np.arange(n)[None], m, axis=0)
+    out[np.arange(m)[:, None], rows, perm] = _signs(rng, m, n)
+    return out
+
+
+def _orthogonal(name, rng, m, n):
+    if n == 0:
+        return np.zeros((m, 0, 0))
+    if name == "signed-permutation":
+        return _signed_permutations(rng, m, n)
+    if name == "hadamard":
+        return _signed_permutations(rng, m, n) @ _hadamard(n) @ _signed_permutations(rng, m, n)
+    if name == "givens":
+        theta = np.where(rng.random(m) < 0.5, rng.choice([np.pi / 4, np.pi / 6, np.pi / 3, np.arctan2(3, 4)], m), rng.uniform(0, 2 * np.pi, m))
+        g = np.repeat(np.eye(n)[None], m, axis=0)
+        if n >= 2:
+            i = rng.integers(0, n, m)
+            j = (i + rng.integers(1, n, m)) % n
+            idx = np.arange(m)
+            c, s = np.cos(theta), np.sin(theta)
+            g[idx, i, i], g[idx, j, j], g[idx, i, j], g[idx, j, i] = c, c, -s, s
+        return _signed_permutations(rng, m, n) @ g
+    if name == "haar":
+        return orthogonal_polar(rng.standard_normal((m, n, n)))
+    if name == "near-permutation":
+        a = rng.standard_normal((m, n, n)) * _log_scale(rng, m, -3, -0.5)[:, None, None]
+        return _signed_permutations(rng, m, n) @ orthogonal_polar(np.eye(n) + a - np.swapaxes(a, 1, 2))
+    raise AssertionError(name)
+
+
+def orthogonal_polar(x):
+    """The orthogonal factor of a polar decomposition: the nearest orthogonal matrix."""
+    u, _, vt = np.linalg.svd(np.asarray(x, dtype=float))
+    return u @ vt
+
+
+def on_boundary(var, x) -> np.ndarray:
+    """Per sample: does the float point sit on the set's boundary (or a special direction)?
+
+    Simplex rows: some entry exactly 0.  Euclidean unit vectors: an axis or a diagonal
+    direction (every nonzero entry of equal magnitude); max and l1 unit vectors: a
+    lower-dimensional face of the cube or cross-polytope.
+    Ordered: a tie or an entry at a bound.  Orthogonal: a zero entry (signed permutations,
+    Givens rotations, block structure) or every entry of equal magnitude (Hadamard-like).  For measurement, not for the search.
+    """
+    from .domains import DerivedValue, OrderedEntries, OrthogonalMatrix, SimplexRows, UnitSphere
+
+    dom = var.domain
+    x = np.asarray(x, dtype=float)
+    m = x.shape[0]
+    flat = x.reshape(m, -1)
+    if isinstance(dom, SimplexRows):
+        return np.any(flat == 0, axis=1) if flat.shape[1] > 1 or len(var.shape) == 2 else np.zeros(m, bool)
+    if isinstance(dom, DerivedValue):
+        at = np.zeros(m, bool)
+        for end in (var.lo, var.hi):
+            if end is not None:
+                at |= np.any(flat == end, axis=1)
+        return at
+    if isinstance(dom, OrderedEntries):
+        tie = np.any(np.diff(flat, axis=1) == 0, axis=1)
+        for end in (var.lo, var.hi):
+            if end is not None:
+                tie |= np.any(flat == end, axis=1)
+        return tie
+    a = np.abs(flat)
+    top = a.max(axis=1, keepdims=True)
+    equal = np.all((a == 0) | np.isclose(a, top, rtol=1e-12, atol=0), axis=1)
+    if isinstance(dom, UnitSphere) and dom.norm != "2":
+        # every point of these spheres lies on a facet of the cube or cross-polytope: the
+        # boundary is the lower-dimensional faces (a zero entry, or two entries at +-1)
+        zero = np.any(flat == 0, axis=1)
+        return zero | (np.count_nonzero(a == 1.0, axis=1) >= 2) if dom.norm == "inf" else zero
+    if isinstance(dom, OrthogonalMatrix):  # a zero entry: permutation, Givens or block structure
+        return equal | np.any(flat == 0, axis=1)
+    if isinstance(dom, UnitSphere):
+        return equal
+    return np.zeros(m, bool)
+
+
+def project_domain_float(var, x, values):
+    """A float batch moved onto var's set (local search steps leave it)."""
+    from .domains import DerivedValue, OrderedEntries, OrthogonalMatrix, SimplexRows, UnitSphere
+
+    dom = var.domain
+    if isinstance(dom, DerivedValue):
+        with np.errstate(all="ignore"):
+            out = np.asarray(dom.fn(FLOAT, values), dtype=float)
+        return np.broadcast_to(out, np.shape(x)).copy() if np.shape(out) != np.shape(x) else out
+    x = np.array(x, dtype=float)
+    if isinstance(dom, SimplexRows):
+        x = np.where(np.isfinite(x) & (x > 0), x, 0.0)
+        total = x.sum(axis=-1, keepdims=True)
+        k = x.shape[-1]
+        return np.where(total > 0, x / np.where(total > 0, total, 1.0), 1.0 / max(k, 1))
+    if isinstance(dom, UnitSphere):
+        x = np.where(np.isfinite(x), x, 0.0)
+        return sphere_normalise(x, dom.norm)
+    if isinstance(dom, OrderedEntries):
+        return np.sort(x, axis=-1)
+    if isinstance(dom, OrthogonalMatrix):
+        x = np.where(np.isfinite(x), x, 0.0)
+        return orthogonal_polar(x) if x.shape[-1] else x
+    return x

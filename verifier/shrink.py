@@ -24,6 +24,7 @@ from flint import fmpq
 from .certify import Certificate, Certifier
 from .claims import Check
 from .contexts import ExactContext, to_fraction
+from .rational_points import nearby_simple_points
 from .sampling import project
 
 EXACT = ExactContext()
@@ -67,7 +68,7 @@ class Shrinker:
         improved = True
         while improved and not self._out_of_budget():
             improved = False
-            for move in (self._drop_indices, self._global_rounding, self._entry_moves):
+            for move in (self._drop_indices, self._simple_points, self._global_rounding, self._entry_moves):
                 result = move(*best)
                 if result is not None:
                     best = result
@@ -158,6 +159,22 @@ class Shrinker:
                 result = self._try(new, new_dims, key)
                 if result is not None:
                     return result
+        return None
+
+    def _simple_points(self, data, dims, cert):
+        """The point rounded to small denominators where its sets' points are simple, back on the sets.
+
+        Entry moves alone rarely pay on a constrained variable: a simplex row or a unit vector
+        projected back after one entry changed is seldom simpler than before.
+        """
+        if not any(var.domain is not None for var in self.check.variables):
+            return None
+        key = self._key(data, dims)
+        current = self._decode(data, dims)
+        for cand in nearby_simple_points(self.check, current, dims, lambda d: project(EXACT, self.check, d, dims)):
+            result = self._try(self._coords(cand), dims, key)
+            if result is not None:
+                return result
         return None
 
     def _global_rounding(self, data, dims, cert):

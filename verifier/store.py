@@ -507,6 +507,13 @@ def load(path: str | os.PathLike, find_claim) -> LoadedCounterexample:
     extra = set(vars_doc) - {v.name for v in check.variables}
     if extra:
         raise CounterexampleFileError(path, f"vars.{sorted(extra)[0]}", "not a variable of this claim")
+    # a point off its set (a row summing to 1 + 10^-30) is not an instance of the claim
+    from .contexts import ExactContext
+    from .domains import membership_errors
+
+    off_set = membership_errors(check, data, dims, ExactContext())
+    if off_set is not None:
+        raise CounterexampleFileError(path, f"vars.{off_set[0]}", off_set[1])
     return LoadedCounterexample(str(path), doc, check, dims, data)
 
 

@@ -70,19 +70,36 @@ class Coordinate:
         return f"{name}_{idx}" if idx else name
 
 
+def _kind(var) -> str | None:
+    return var.domain.kind if var.domain is not None else None
+
+
+def _simplex_last(var, idx, shape) -> bool:
+    """The last entry of a simplex row is 1 minus the others: no coordinate of its own."""
+    return _kind(var) in ("simplex", "stochastic") and idx[-1] == shape[-1] - 1
+
+
 def coordinates(check: Check, domain: Domain):
     coords, root = [], []
     for var in check.variables:
         shape = var.concrete_shape(domain.dims)
+        if _kind(var) == "derived":
+            continue  # computed from the others
+        if _kind(var) in ("unit-vector", "orthogonal"):
+            raise BoundedDomainError(f"branch and bound does not parametrise the {_kind(var)} {var.name}: prove it with --method smt")
         if var.radius is not None:
             box = (Fraction(-1), Fraction(1))
+        elif _kind(var) in ("simplex", "stochastic"):
+            lo, hi = domain.boxes.get(var.name) or (Fraction(0), Fraction(1))
+            box = (max(lo, Fraction(0)), min(hi, Fraction(1)))
         else:
             box = domain.boxes.get(var.name)
             if box is None:
                 raise BoundedDomainError(f"branch and bound needs a bounded box for {var.name}: give --box {var.name}=LO:HI (or --box LO:HI)")
         for idx in np.ndindex(*shape):
-            coords.append(Coordinate(var.name, idx, var.radius is not None))
-            root.append(box)
+            if not _simplex_last(var, idx, shape):
+                coords.append(Coordinate(var.name, idx, var.radius is not None))
+                root.append(box)
     return coords, root
 
 
@@ -101,8 +118,20 @@ class _Problem:
         data, k = {}, 0
         for var in self.check.variables:
             shape = var.concrete_shape(self.domain.dims)
+            if _kind(var) == "derived":
+                with ctx.precision():
+                    value = var.domain.fn(ctx, self.check.values(data, self.domain.dims))
+                data[var.name] = np.asarray(value, dtype=object).reshape((1,) + shape)
+                continue
             arr = np.empty((1,) + shape, dtype=object)
             for idx in np.ndindex(*shape):
+                if _simplex_last(var, idx, shape):
+                    # the sum is exactly 1 by construction; the entry's sign is a hypothesis
+                    rest = 1
+                    for j in range(shape[-1] - 1):
+                        rest = rest - arr[(0,) + idx[:-1] + (j,)]
+                    arr[(0,) + idx] = rest
+                    continue
                 arr[(0,) + idx] = values[k]
                 k += 1
             if var.radius is not None:
@@ -213,8 +242,12 @@ def _built_in_texts(check: Check) -> set[str]:
     """Texts of the domain relations the coordinates satisfy by construction."""
     out = set()
     for var in check.variables:
-        plain = dataclasses.replace(var, lower=None, upper=None)
+        plain = dataclasses.replace(var, lower=None, upper=None, domain=None)
         out |= {h.text for h in _domain_hypotheses(plain)}
+        if _kind(var) in ("simplex", "stochastic", "derived"):
+            # the sum of a row, or the defining equation: exact by construction; only the
+            # sign of an entry (the first hypothesis of a simplex) is left to check
+            out |= {h.text for h in var.domain.hypotheses(var)[1 if _kind(var) != "derived" else 0:]}
     return out
 
 

@@ -145,7 +145,17 @@ def make_domain(check: Check, dims: Mapping[str, int], default: Bounds | None = 
         if var.radius is not None:
             relations.append(_relation_text(var))
             continue
+        kind = var.domain.kind if var.domain is not None else None
+        if kind == "derived":  # computed from the boxed variables; its bounds are hypotheses
+            relations.append(f"{var.name} = {var.domain.text or 'its definition'}")
+            continue
         box = named.get(var.name, default)
+        if kind is not None and kind != "ordered":
+            # every entry of these sets lies in [0, 1] or [-1, 1]: a true box, so a claim on a
+            # kind needs no --box; the set itself is stated by the membership hypotheses
+            natural = (Fraction(0), Fraction(1)) if kind in ("simplex", "stochastic") else (Fraction(-1), Fraction(1))
+            box = natural if box is None else (max(box[0], natural[0]), min(box[1], natural[1]))
+            relations.append(f"{var.name} on the {kind} set")
         boxes[var.name] = _intersect(var, box)
     return Domain(dict((d, int(dims[d])) for d in want), boxes, tuple(relations))
 

@@ -1,0 +1,60 @@
+"""``verify prove`` sees a constrained variable through its exact membership hypotheses."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.quality.domain_families import exact_point, orthogonal_signed_permutation, thirds_simplex, true_derived, true_ordered, true_simplex, unit_inf_vertex
+from verifier.contexts import ExactContext
+from verifier.domains import membership_errors
+from verifier.prove import make_domain, prove
+
+
+def _smt(check):
+    dims = {d.name: d.lo for d in check.dims}
+    return prove(check, make_domain(check, dims), method="smt", time_limit=30)
+
+
+@pytest.mark.parametrize("make", [true_simplex, true_ordered, true_derived])
+def test_z3_proves_true_claims_on_the_sets(make):
+    proof = _smt(make(1).checks()[0])
+    assert proof.result.verdict.value == "proved", proof.result.message
+
+
+@pytest.mark.parametrize("make", [thirds_simplex, unit_inf_vertex, orthogonal_signed_permutation])
+def test_z3_models_are_certified_points_on_the_sets(make):
+    check = make(2).checks()[0]
+    proof = _smt(check)
+    assert proof.result.verdict.value == "refuted", proof.result.message
+    cx = proof.result.counterexample
+    assert membership_errors(check, exact_point(cx), cx.dims, ExactContext()) is None
+
+
+def _exp_claim(var, dims, bound):
+    from verifier import Claim, Dim, Part
+
+    return Claim("e", "e", "e", variables=(var,), dims=tuple(Dim(k, n, n) for k, n in dims.items()),
+                 parts=(Part("main", lambda ctx, v: ctx.sum_all(ctx.exp(v[var.name])), lambda ctx, v: ctx.const(bound)),)).checks()[0]
+
+
+def test_branch_and_bound_ranges_over_the_simplex_itself():
+    from verifier import Simplex, Stochastic
+
+    # sum exp(p_i) over the 3-simplex peaks at a vertex: e + 2 < 5; rows of P peak at e + 1 each
+    check = _exp_claim(Simplex("x", "n"), {"n": 3}, 5)
+    proved = prove(check, make_domain(check, {"n": 3}), method="branch-and-bound", time_limit=30)
+    assert proved.result.verdict.value == "proved", proved.result.message
+    check = _exp_claim(Stochastic("x", "n", "n"), {"n": 2}, 7)
+    refuted = prove(check, make_domain(check, {"n": 2}), method="branch-and-bound", time_limit=30)
+    assert refuted.result.verdict.value == "refuted"
+    cx = refuted.result.counterexample
+    assert membership_errors(check, exact_point(cx), cx.dims, ExactContext()) is None
+
+
+def test_branch_and_bound_says_which_kinds_it_cannot_parametrise():
+    from verifier import UnitVector
+    from verifier.prove import BoundedDomainError
+
+    check = _exp_claim(UnitVector("x", "n"), {"n": 2}, 7)
+    with pytest.raises(BoundedDomainError, match="does not parametrise the unit-vector x"):
+        prove(check, make_domain(check, {"n": 2}), method="branch-and-bound", time_limit=5)
