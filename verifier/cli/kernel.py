@@ -30,8 +30,9 @@ def kernel_checks(paths, coq: bool, coq_dir: Path | None, jobs: int = 1):
     if not coq:
         return None
     start = time.monotonic()
+    claims = registry()  # here: the click context that names the packs is not visible in the worker threads
     try:
-        checks = kernel_check_files([str(p) for p in paths], lambda paper, cid: registry().find(paper, cid), coq_dir, jobs)
+        checks = kernel_check_files([str(p) for p in paths], lambda paper, cid: claims.find(paper, cid), coq_dir, jobs)
     except CoqUnavailable as exc:
         raise UsageFailure(str(exc)) from None
     coq_report.print_kernel_checks(err_console(), checks, time.monotonic() - start)
