@@ -111,7 +111,7 @@ def check_entry(entry: LockEntry, check: Check, lock: Lock, find_claim: FindClai
             detail = f"lhs {cx.lhs} vs rhs {cx.rhs} ({cx.certificate})"
         else:
             detail = result.message or result.stop_reason
-    elif result.stats.evaluations < lock.search.budget and result.verdict is not Verdict.ERROR:
+    elif result.time_limited:
         detail = f"time cap reached after {result.stats.evaluations:,} of {lock.search.budget:,} evaluations"
     return Outcome(**base, now=now, change=change, detail=detail, result=result, seconds=max(result.seconds, time.monotonic() - start))
 
