@@ -31,8 +31,11 @@ def _fraction(rng, lo, hi) -> Fraction:
     return Fraction(int(rng.integers(int(lo * 10**9), int(hi * 10**9))), 10**9)
 
 
-def thin_set_claim(seed: int) -> Claim:
-    """The family member drawn from ``seed``: its manifold kind, n, centre and shape."""
+def thin_set_claim(seed: int, weight: int = 1) -> Claim:
+    """The family member drawn from ``seed``: its manifold kind, n, centre and shape.
+
+    ``weight`` multiplies the common term ||x||^2 (the hard variant of docs/benchmarks.md).
+    """
     rng = np.random.default_rng([20261123, seed])
     n = int(rng.integers(1, 5))
     kind = "sphere" if rng.random() < 0.5 else "plane"
@@ -49,14 +52,14 @@ def thin_set_claim(seed: int) -> Claim:
         return sum(ctx.const(a) * s for a, s in zip(normal, shifted))
 
     def size(ctx, v):
-        return sum(v.x[:, i] * v.x[:, i] for i in range(n))
+        return ctx.const(weight) * sum(v.x[:, i] * v.x[:, i] for i in range(n))
 
     where = f"|x - c| = {float(radius):.9g}" if kind == "sphere" else "a . (x - c) = 0"
     return Claim(
-        id=f"T.thin{seed}",
+        id=f"T.thin{seed}" + (f"w{weight}" if weight != 1 else ""),
         kind="claim",
         title=f"False only within 1e-6 of a {kind} in {n} dimension(s) (test family)",
-        statement=f"||x||^2 + g(x)^2 >= ||x||^2 + 1e-12 on [-4, 4]^{n}, g = 0 on {where}, c = {[str(c) for c in centre]}",
+        statement=f"{weight} ||x||^2 + g(x)^2 >= {weight} ||x||^2 + 1e-12 on [-4, 4]^{n}, g = 0 on {where}, c = {[str(c) for c in centre]}",
         dims=[Dim("n", n, n)],
         variables=[Vector("x", "n", lo=-BOX, hi=BOX)],
         parts=[Part("main", lhs=lambda ctx, v: size(ctx, v) + manifold(ctx, v) ** 2,

@@ -65,7 +65,9 @@ class Coordinator(ChunkSearch):
             self.elites.add(*e)
         self.undefined_example = self.undefined_example or res.undefined_example
         self.tight_detail = self.tight_detail or res.tight_detail
-        self.deep_starts = sorted(self.deep_starts + res.ties, key=lambda t: t[0])[: self.config.deep_starts]
+        for tie in res.ties:
+            self.near_misses.record(*tie)
+        self.deep_starts = self.near_misses.best(self.config.deep_starts)
         if self.progress:
             self.progress(self.evaluations, self.config.budget)
         if res.found is not None:

@@ -7,18 +7,57 @@ phase.  Both are plain lists of ``(key, point, dims)`` so chunk results pickle a
 
 from __future__ import annotations
 
+import numpy as np
+
+#: two points of the same dims closer than this (relative to their size, in every entry)
+#: lie in one basin: a local search from either finds the same thing
+BASIN = 1e-3
+
+
+def same_basin(p: dict, q: dict) -> bool:
+    for name, a in p.items():
+        b = q[name]
+        try:
+            a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+        except (TypeError, ValueError):
+            return False
+        if a.shape != b.shape:
+            return False
+        with np.errstate(invalid="ignore", over="ignore"):
+            if not np.all(np.abs(a - b) <= BASIN * (1.0 + np.abs(a) + np.abs(b))):
+                return False
+    return True
+
+
+def add_distinct(entries: list, entry: tuple, limit: int) -> None:
+    """Insert ``entry`` (key, point, dims) keeping one entry per basin, the best, and at most ``limit``."""
+    key, point, dims = entry
+    for i, (k, p, d) in enumerate(entries):
+        if d == dims and same_basin(p, point):
+            if key < k:
+                entries[i] = entry
+                entries.sort(key=lambda e: e[0])
+            return
+    entries.append(entry)
+    entries.sort(key=lambda e: e[0])
+    del entries[limit:]
+
 
 class ElitePool:
-    """The best-ranked candidates, by search key (smaller is closer to a violation)."""
+    """The best-ranked candidates, by search key (smaller is closer to a violation), one per basin.
+
+    Distinct floats are not distinct starts: 32 slots once held 32 floats of one box corner,
+    so the target phase ran one local search eight times.
+    """
 
     def __init__(self, size: int, entries=()):
         self.size = size
-        self.entries: list[tuple[float, dict, dict]] = list(entries)
+        self.entries: list[tuple[float, dict, dict]] = []
+        for e in entries:
+            self.add(*e)
 
     def add(self, key: float, point: dict, dims: dict) -> None:
-        self.entries.append((key, point, dims))
-        self.entries.sort(key=lambda e: e[0])
-        del self.entries[self.size * 4 :]
+        add_distinct(self.entries, (key, point, dims), self.size * 4)
 
     def dims_hint(self, k: int) -> list[dict]:
         """The dims of the best entries, up to ``k`` distinct ones, best first."""
@@ -61,11 +100,15 @@ class NearMisses:
     say) reads them here.
     """
 
-    def __init__(self, entries=()):
-        self.entries: list[tuple[float, dict, dict]] = list(entries)
+    def __init__(self, entries=(), limit: int = 16):
+        self.limit = limit
+        self.entries: list[tuple[float, dict, dict]] = []
+        for e in entries:
+            self.record(*e)
 
     def record(self, rel: float, exact_point: dict, dims: dict) -> None:
-        self.entries.append((rel, exact_point, dict(dims)))
+        add_distinct(self.entries, (rel, exact_point, dict(dims)), self.limit)
 
     def best(self, k: int) -> list[tuple[float, dict, dict]]:
-        return sorted(self.entries, key=lambda t: t[0])[:k]
+        """The ``k`` best near-misses, one per basin."""
+        return self.entries[:k]

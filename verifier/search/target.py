@@ -12,6 +12,7 @@ def run_target_chunk(search, chunk, rng) -> None:
     rel0, point, dims = chunk.start
     x, fx, sigma = point, rel0, 0.3
     lam = search.config.offspring
+    stalls = 0
     while search.evaluations < chunk.size and not search.out_of_time():
         cand = {}
         for name, arr in x.items():
@@ -34,7 +35,19 @@ def run_target_chunk(search, chunk, rng) -> None:
         else:
             sigma *= 0.6
         if sigma < 1e-9:
-            sigma = 0.3  # restart the step size; the point stays
+            # Stalled.  Restarts alternate (as BIPOP-CMA-ES does): from the best point with a
+            # fresh step size, and from the best of a fresh sample with twice the offspring
+            # (IPOP), so one basin cannot hold the chunk's whole budget.  Every point evaluated
+            # on the way reaches the elite pool, so a restart never loses the best one seen.
+            stalls += 1
+            sigma = 0.3
+            if stalls % 2 == 0:
+                lam = min(2 * lam, 16 * search.config.offspring)
+                fresh = batch_fastest(search.sampler.project(search.sampler.sample(dims, rng, lam), dims))
+                keys = search.evaluate(fresh, dims)
+                j = int(np.argmin(keys))
+                if np.isfinite(keys[j]):
+                    x, fx = {n: a[j : j + 1].copy() for n, a in fresh.items()}, float(keys[j])
 
 
 def redraw_one_variable(sampler, cand, dims, rng) -> None:
