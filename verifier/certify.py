@@ -153,12 +153,8 @@ class Certifier:
             return Certificate("undecided", "none", detail="a hypothesis could not be certified at this point")
         # The enclosure straddles zero at every precision: the point is (numerically) an
         # equality case.  A strict claim fails there only if the margin is exactly zero.
-        # Otherwise an exact equality is a tie the claim survives, and anything else is
-        # undecided at the precision reached (reported as such, never as margin 0).
-        if self._symbolically_zero(check, data, dims):
-            if check.strict:
-                return Certificate("violated", "exact", detail="both sides are exactly equal (symbolic proof)", exact_margin=Fraction(0))
-            return Certificate("tight", "exact", detail="both sides are exactly equal (symbolic proof)", exact_margin=Fraction(0))
+        if check.strict and self._symbolically_zero(check, data, dims):
+            return Certificate("violated", "exact", detail="both sides are exactly equal (symbolic proof)", exact_margin=Fraction(0))
         return Certificate("tight", "none", detail=f"margin within {_ball_text(last)} at {prec // 2} bits")
 
     def _symbolically_zero(self, check, data, dims) -> bool:

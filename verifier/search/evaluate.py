@@ -66,6 +66,7 @@ class ChunkSearch:
         self.undecided = 0
         self.undefined_example: tuple | None = None  # (point as plain lists, dims, why)
         self.tight_detail: str | None = None  # the certifier's words for a margin it could not sign
+        self.rescue_credit = 0.0
         self.phase = "generate"
 
     # ------------------------------------------------------------------------------
@@ -85,6 +86,7 @@ class ChunkSearch:
         Statistics, the elite pool and the near-misses are updated on the way; a certified
         violation raises :class:`Found`.
         """
+        self._isolations_left = 1
         lhs, rhs, margin, scale, hyps, raised = self._float_values(data, dims)
         n = len(margin)
         self.evaluations += n
@@ -164,9 +166,18 @@ class ChunkSearch:
         try:
             ev = self.check.evaluate(FLOAT, data, dims)
         except UNDEFINED_AT_POINT as exc:
+            if 1 < n <= max(1, self.config.batch // 32) and self._isolations_left > 0:
+                # one small piece per batch is split row by row, so the rows that really
+                # raise (and their exception) are known; the others count as raised
+                self._isolations_left -= 1
+                pieces = [self._float_values({k: v[i : i + 1] for k, v in data.items()}, dims) for i in range(n)]
+                raised = {i: p[5][0] for i, p in enumerate(pieces) if p[5]}
+                return (*(np.concatenate([p[j] for p in pieces]) for j in range(4)),
+                        [np.concatenate([p[4][h] for p in pieces]) for h in range(len(self.check.hypotheses))], raised)
             if n <= max(1, self.config.batch // 32):
                 nan = np.full(n, np.nan)
-                return nan.copy(), nan.copy(), nan.copy(), nan.copy(), [nan.copy() for _ in self.check.hypotheses], {i: exc for i in range(n)}
+                mark = exc if n == 1 else _Unisolated(exc)
+                return nan.copy(), nan.copy(), nan.copy(), nan.copy(), [nan.copy() for _ in self.check.hypotheses], {i: mark for i in range(n)}
             half = n // 2
             a = self._float_values({k: v[:half] for k, v in data.items()}, dims)
             b = self._float_values({k: v[half:] for k, v in data.items()}, dims)
@@ -187,13 +198,22 @@ class ChunkSearch:
         Yields (index, rel, lhs, rhs, margin) for the rows that are defined there (a negative
         margin goes to the certificate first); rows undefined at both precisions are counted.
         """
-        for i in rows[: self.config.undefined_rechecks]:
+        # a share of the re-evaluations per float evaluation, so small target batches do not
+        # spend more of them than generate batches
+        self.rescue_credit += self.config.undefined_rechecks * len(rows) / self.config.batch
+        take = min(int(self.rescue_credit) if self.rescue_credit >= 1 else 0, len(rows), self.config.undefined_rechecks)
+        if not take and not self.stats["undefined_rechecked"]:
+            take = 1  # at least one per chunk: a claim undefined everywhere must be seen to be
+        self.rescue_credit -= take
+        isolated = [i for i in rows if i in raised and not isinstance(raised[i], _Unisolated)]
+        rows = isolated + [i for i in rows if i not in set(isolated)]
+        for i in rows[:take]:
             try:
                 exact = exactify(self.check, data, int(i), dims)
             except ValueError:  # the float inputs themselves are not finite
                 continue
             self.stats["undefined_rechecked"] += 1
-            why = f"{type(raised[i]).__name__}: {raised[i]}" if i in raised else "not finite in float64"
+            why = _why(raised[i]) if i in raised else "not finite in float64"
             ev = mp = None
             used_dps = self.config.dps
             for dps in (self.config.dps, 4 * self.config.dps):
@@ -397,6 +417,18 @@ class ChunkSearch:
 
 
 # ----------------------------------------------------------------------------------------
+class _Unisolated:
+    """A row of a piece of the batch that raised as a whole: it may or may not raise alone."""
+
+    def __init__(self, exc):
+        self.exc = exc
+
+
+def _why(exc) -> str:
+    exc = exc.exc if isinstance(exc, _Unisolated) else exc
+    return f"{type(exc).__name__}: {exc}"
+
+
 def _batch_len(data) -> int:
     for arr in data.values():
         return len(arr)

@@ -14,36 +14,58 @@ import numpy as np
 BASIN = 1e-3
 
 
+def flat(point: dict) -> np.ndarray | None:
+    """A point's entries as one float vector (None when they are not numbers float64 can hold)."""
+    try:
+        return np.concatenate([np.asarray(v, dtype=float).ravel() for v in point.values()] or [np.zeros(0)])
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
 def same_basin(p: dict, q: dict) -> bool:
-    for name, a in p.items():
-        b = q[name]
-        try:
-            a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-        except (TypeError, ValueError):
-            return False
-        if a.shape != b.shape:
-            return False
-        with np.errstate(invalid="ignore", over="ignore"):
-            if not np.all(np.abs(a - b) <= BASIN * (1.0 + np.abs(a) + np.abs(b))):
-                return False
-    return True
+    return _close(flat(p), flat(q))
 
 
-def add_distinct(entries: list, entry: tuple, limit: int) -> None:
-    """Insert ``entry`` (key, point, dims) keeping one entry per basin, the best, and at most ``limit``."""
-    key, point, dims = entry
-    for i, (k, p, d) in enumerate(entries):
-        if d == dims and same_basin(p, point):
-            if key < k:
-                entries[i] = entry
-                entries.sort(key=lambda e: e[0])
-            return
-    entries.append(entry)
-    entries.sort(key=lambda e: e[0])
-    del entries[limit:]
+def _close(a, b) -> bool:
+    if a is None or b is None or a.shape != b.shape:
+        return False
+    with np.errstate(invalid="ignore", over="ignore"):
+        return bool(np.all(np.abs(a - b) <= BASIN * (1.0 + np.abs(a) + np.abs(b))))
 
 
-class ElitePool:
+class _Basins:
+    """Entries (key, point, dims), sorted by key, at most ``limit``, one per basin: the best."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.entries: list[tuple[float, dict, dict]] = []
+        self._flats: list = []
+
+    def _insert(self, entry: tuple) -> None:
+        key, point, dims = entry
+        if len(self.entries) >= self.limit and key >= self.entries[-1][0]:
+            return  # no better than the worst kept: whatever its basin, it stays out
+        f = flat(point)
+        same = [i for i, (_, _, d) in enumerate(self.entries) if d == dims and self._flats[i] is not None
+                and f is not None and self._flats[i].shape == f.shape]
+        if same:
+            stack = np.stack([self._flats[i] for i in same])
+            with np.errstate(invalid="ignore", over="ignore"):
+                near = np.all(np.abs(stack - f) <= BASIN * (1.0 + np.abs(stack) + np.abs(f)), axis=1)
+            if near.any():
+                i = same[int(np.argmax(near))]
+                if key >= self.entries[i][0]:
+                    return
+                del self.entries[i], self._flats[i]
+        at = len(self.entries)
+        while at > 0 and self.entries[at - 1][0] > key:
+            at -= 1
+        self.entries.insert(at, entry)
+        self._flats.insert(at, f)
+        del self.entries[self.limit :], self._flats[self.limit :]
+
+
+class ElitePool(_Basins):
     """The best-ranked candidates, by search key (smaller is closer to a violation), one per basin.
 
     Distinct floats are not distinct starts: 32 slots once held 32 floats of one box corner,
@@ -51,13 +73,13 @@ class ElitePool:
     """
 
     def __init__(self, size: int, entries=()):
+        super().__init__(size * 4)
         self.size = size
-        self.entries: list[tuple[float, dict, dict]] = []
         for e in entries:
             self.add(*e)
 
     def add(self, key: float, point: dict, dims: dict) -> None:
-        add_distinct(self.entries, (key, point, dims), self.size * 4)
+        self._insert((key, point, dims))
 
     def dims_hint(self, k: int) -> list[dict]:
         """The dims of the best entries, up to ``k`` distinct ones, best first."""
@@ -92,7 +114,7 @@ class ElitePool:
         return (leaders + rest)[:k]
 
 
-class NearMisses:
+class NearMisses(_Basins):
     """Points float64 cannot settle, ranked by their relative margin at dps digits.
 
     The one place where ties and near-misses are recorded: the deep phase starts from the
@@ -101,13 +123,12 @@ class NearMisses:
     """
 
     def __init__(self, entries=(), limit: int = 16):
-        self.limit = limit
-        self.entries: list[tuple[float, dict, dict]] = []
+        super().__init__(limit)
         for e in entries:
             self.record(*e)
 
     def record(self, rel: float, exact_point: dict, dims: dict) -> None:
-        add_distinct(self.entries, (rel, exact_point, dict(dims)), self.limit)
+        self._insert((rel, exact_point, dict(dims)))
 
     def best(self, k: int) -> list[tuple[float, dict, dict]]:
         """The ``k`` best near-misses, one per basin."""
