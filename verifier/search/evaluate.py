@@ -243,6 +243,8 @@ class ChunkSearch:
                 continue
             if cert is not None:
                 mp_rel = 0.0 if cert.status != "holds" else max(mp_rel, 0.0)
+            if abs(mp_rel) <= 10.0 ** (5 - used_dps):  # equal to the digits used: a tie
+                mp_rel = 0.0
             with mp.precision():
                 lhs_f, rhs_f, margin_f = (_clamped_float(x[0]) for x in (ev.lhs, ev.rhs, ev.margin))
             yield int(i), mp_rel, lhs_f, rhs_f, margin_f
