@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-#: two points of the same dims closer than this (relative to their size, in every entry)
-#: lie in one basin: a local search from either finds the same thing
+#: two points of the same dims closer than about this (relative to their size, in every
+#: entry) lie in one basin: a local search from either finds the same thing
 BASIN = 1e-3
 
 
@@ -22,15 +22,20 @@ def flat(point: dict) -> np.ndarray | None:
         return None
 
 
-def same_basin(p: dict, q: dict) -> bool:
-    return _close(flat(p), flat(q))
-
-
-def _close(a, b) -> bool:
-    if a is None or b is None or a.shape != b.shape:
-        return False
+def basin_of(point: dict, dims: dict):
+    """A hashable cell: entries on a grid of step BASIN in sign(x) log(1 + |x|), so about
+    1e-3 absolute near 0 and 1e-3 relative far from it.  Points of one cell share a basin."""
+    f = flat(point)
+    if f is None or not np.all(np.isfinite(f)):
+        return None
     with np.errstate(invalid="ignore", over="ignore"):
-        return bool(np.all(np.abs(a - b) <= BASIN * (1.0 + np.abs(a) + np.abs(b))))
+        cell = np.round(np.sign(f) * np.log1p(np.abs(f)) / BASIN).astype(np.int64)
+    return tuple(sorted(dims.items())), cell.tobytes()
+
+
+def same_basin(p: dict, q: dict, dims: dict | None = None) -> bool:
+    a = basin_of(p, dims or {})
+    return a is not None and a == basin_of(q, dims or {})
 
 
 class _Basins:
@@ -39,30 +44,24 @@ class _Basins:
     def __init__(self, limit: int):
         self.limit = limit
         self.entries: list[tuple[float, dict, dict]] = []
-        self._flats: list = []
+        self._cells: list = []
 
     def _insert(self, entry: tuple) -> None:
-        key, point, dims = entry
+        key = entry[0]
         if len(self.entries) >= self.limit and key >= self.entries[-1][0]:
             return  # no better than the worst kept: whatever its basin, it stays out
-        f = flat(point)
-        same = [i for i, (_, _, d) in enumerate(self.entries) if d == dims and self._flats[i] is not None
-                and f is not None and self._flats[i].shape == f.shape]
-        if same:
-            stack = np.stack([self._flats[i] for i in same])
-            with np.errstate(invalid="ignore", over="ignore"):
-                near = np.all(np.abs(stack - f) <= BASIN * (1.0 + np.abs(stack) + np.abs(f)), axis=1)
-            if near.any():
-                i = same[int(np.argmax(near))]
-                if key >= self.entries[i][0]:
-                    return
-                del self.entries[i], self._flats[i]
+        cell = basin_of(entry[1], entry[2])
+        if cell is not None and cell in self._cells:
+            i = self._cells.index(cell)
+            if key >= self.entries[i][0]:
+                return
+            del self.entries[i], self._cells[i]
         at = len(self.entries)
         while at > 0 and self.entries[at - 1][0] > key:
             at -= 1
         self.entries.insert(at, entry)
-        self._flats.insert(at, f)
-        del self.entries[self.limit :], self._flats[self.limit :]
+        self._cells.insert(at, cell)
+        del self.entries[self.limit :], self._cells[self.limit :]
 
 
 class ElitePool(_Basins):
