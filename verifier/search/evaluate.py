@@ -186,10 +186,15 @@ class ChunkSearch:
             return (*(np.concatenate([x, y]) for x, y in zip(a[:4], b[:4])),
                     [np.concatenate([x, y]) for x, y in zip(a[4], b[4])], raised)
 
-        def floats(x):
-            return np.array(np.broadcast_to(np.asarray(x, dtype=float), (n,)))  # a copy: re-checked values are written in
+        def floats(x, copy=False):
+            a = np.asarray(x, dtype=float)
+            if a.shape != (n,):
+                return np.array(np.broadcast_to(a, (n,)))
+            return a.copy() if copy or not a.flags.writeable else a
 
-        return (floats(ev.lhs), floats(ev.rhs), floats(ev.margin), floats(ev.scale),
+        # lhs, rhs and the margin receive re-checked values: lhs and rhs are copied (the margin
+        # is the evaluation's own array, not read again, and copied only when read-only)
+        return (floats(ev.lhs, True), floats(ev.rhs, True), floats(ev.margin), floats(ev.scale),
                 [floats(h) for h in ev.hypotheses], {})
 
     def rescue_undefined(self, data, dims, rows, raised):
