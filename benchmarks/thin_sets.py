@@ -54,12 +54,13 @@ def thin_set_claim(seed: int, weight: int = 1) -> Claim:
     def size(ctx, v):
         return ctx.const(weight) * sum(v.x[:, i] * v.x[:, i] for i in range(n))
 
+    common = "||x||^2" if weight == 1 else f"{weight} ||x||^2"
     where = f"|x - c| = {float(radius):.9g}" if kind == "sphere" else "a . (x - c) = 0"
     return Claim(
         id=f"T.thin{seed}" + (f"w{weight}" if weight != 1 else ""),
         kind="claim",
         title=f"False only within 1e-6 of a {kind} in {n} dimension(s) (test family)",
-        statement=f"{weight} ||x||^2 + g(x)^2 >= {weight} ||x||^2 + 1e-12 on [-4, 4]^{n}, g = 0 on {where}, c = {[str(c) for c in centre]}",
+        statement=f"{common} + g(x)^2 >= {common} + 1e-12 on [-4, 4]^{n}, g = 0 on {where}, c = {[str(c) for c in centre]}",
         dims=[Dim("n", n, n)],
         variables=[Vector("x", "n", lo=-BOX, hi=BOX)],
         parts=[Part("main", lhs=lambda ctx, v: size(ctx, v) + manifold(ctx, v) ** 2,
