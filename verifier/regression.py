@@ -32,7 +32,6 @@ NOW_REFUTED = "surviving claim now refuted"
 NO_LONGER_REFUTES = "stored counterexample no longer refutes"
 CONTENT_CHANGED = "stored counterexample edited since the lock"
 COULD_NOT_CHECK = "could not be checked"
-TIME_CAP = "time limit reached"  # the engine's stop reason when the time limit, not the budget, ended a search
 VERDICT_MOVED = "verdict moved"
 NOT_LOCKED = "not in the lock"
 GONE = "in the lock, no longer in the registry"
@@ -144,7 +143,7 @@ def _check_search(entry, check, lock, progress, result, base, start) -> Outcome:
             detail = f"lhs {cx.lhs} vs rhs {cx.rhs} ({cx.certificate})"
         else:
             detail = result.message or result.stop_reason
-    elif result.stop_reason == TIME_CAP:  # not a search that ended early at its first counterexample
+    elif result.time_limited:
         detail = f"time cap reached after {result.stats.evaluations:,} of {lock.search.budget:,} evaluations"
     return Outcome(**base, now=now, change=change, detail=detail, result=result, seconds=max(result.seconds, time.monotonic() - start))
 

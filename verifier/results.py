@@ -10,8 +10,8 @@ from typing import Any, Mapping
 class Verdict(str, Enum):
     REFUTED = "refuted"  # a certified counterexample exists
     SURVIVED = "survived"  # no counterexample within the budget
-    INCONCLUSIVE = "inconclusive"  # float violation that high precision could not settle
-    ERROR = "error"  # the claim raised
+    INCONCLUSIVE = "inconclusive"  # a violation or a tie that high precision could not settle
+    ERROR = "error"  # the claim raised, or could not be evaluated at most points
     PROVED = "proved"  # proved on a stated bounded domain
     ILL_POSED = "ill-posed"  # a definition does not define a unique object
     SURROGATE_FAILS = "surrogate-fails"  # a named witness of an existential claim fails
@@ -72,6 +72,11 @@ class SearchStats:
     max_ratio_point: Mapping[str, Any] | None = None  # where max_ratio is reached (float values)
     unresolved: int = 0  # float violations below float64's resolution (decided at dps digits)
     deep_evaluations: int = 0  # evaluations at dps digits in the deep phase
+    undefined: int = 0  # re-evaluated points undefined at dps and at 4 dps digits too
+    undefined_rechecked: int = 0  # float64-undefined points re-evaluated at high precision
+    undefined_example: Mapping[str, Any] | None = None  # {"dims", "vars", "reason"} of one such point
+    tight_undecided: int = 0  # points whose certificate straddled zero at its highest precision
+    tight_detail: str | None = None  # the certifier's words for one of them (enclosure, bits)
 
 
 @dataclass(frozen=True)
@@ -95,6 +100,7 @@ class CheckResult:
     reading_summary: str = ""
     relation: str = "<="
     domain: str = ""  # for verdict PROVED: where it was proved
+    time_limited: bool = False  # the search stopped at its time limit before its budget
 
     @property
     def ratio_name(self) -> str:

@@ -12,7 +12,10 @@ SURVIVORS = [ch for ch in REGISTRY.get("4.2").checks(reading="intended")] + REGI
 @pytest.mark.parametrize("check", SURVIVORS, ids=lambda c: c.label)
 def test_survives_default_budget(check):
     r = run_check(check, SearchConfig(seed=0))
-    assert r.verdict is Verdict.SURVIVED, r.counterexample
+    if r.verdict is Verdict.INCONCLUSIVE:  # equality cases through exp: ties no certificate could sign (issue 13)
+        assert r.stats.tight_undecided > 0 and r.counterexample is None, r.message
+    else:
+        assert r.verdict is Verdict.SURVIVED, r.counterexample
     assert r.stats.evaluations >= SearchConfig().budget
     assert r.stats.best_relative_margin is not None and r.stats.best_relative_margin >= 0
     assert r.stats.max_ratio is not None and r.stats.max_ratio <= 1 + 1e-12

@@ -23,6 +23,32 @@ class NotDecidable(NotRational):
     """The claim uses a function outside real arithmetic with if-then-else (exp, log, sqrt)."""
 
 
+class _ScalarTerm(z3.ArithRef):
+    """A term outside any array (a constant, a reduction's result) that lets numpy broadcast it.
+
+    z3's operators try to coerce their right operand into a numeral, and an array of terms
+    turns into the string z3 cannot parse (``Z3Exception: b'parser error'``), so
+    ``ctx.const(1) - ctx.max_all(t)`` failed for every bounded variable.  Declining the array
+    hands the operation to numpy, which applies it entry by entry.
+    """
+
+
+def _declining_arrays(op):
+    def method(self, other):
+        if isinstance(other, np.ndarray):
+            return NotImplemented
+        result = getattr(z3.ArithRef, op)(self, other)
+        return _ScalarTerm(result.as_ast(), result.ctx) if isinstance(result, z3.ArithRef) else result
+
+    return method
+
+
+for _op in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
+            "__pow__", "__le__", "__lt__", "__ge__", "__gt__", "__neg__"):
+    setattr(_ScalarTerm, _op, _declining_arrays(_op) if _op != "__neg__" else
+            (lambda self: _ScalarTerm((-z3.ArithRef(self.as_ast(), self.ctx)).as_ast(), self.ctx)))
+
+
 class Z3Context(_ObjectContext):
     name = "z3"
     rigorous = True
@@ -30,7 +56,8 @@ class Z3Context(_ObjectContext):
 
     def scalar(self, value):
         value = Fraction(value)
-        return z3.RealVal(value)
+        term = z3.RealVal(value)
+        return _ScalarTerm(term.as_ast(), term.ctx)
 
     def _convert(self, v):
         if z3.is_expr(v):

@@ -63,7 +63,15 @@ def result_to_dict(r: CheckResult, saved: Mapping[tuple, str] | None = None) -> 
             "rechecked": s.rechecked,
             "rejected": s.rejected_by_recheck,
             "equalities": s.tight_points,
+            "undecided_ties": s.tight_undecided,
+            "undecided_tie_detail": s.tight_detail,
             "worst_rejected_float_margin": _finite(s.worst_rejected_float_margin),
+        },
+        "undefined": {
+            "float64_nonfinite": s.nonfinite,
+            "reevaluated": s.undefined_rechecked,
+            "undefined_at_every_precision": s.undefined,
+            "example": s.undefined_example,
         },
     }
 

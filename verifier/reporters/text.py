@@ -112,7 +112,7 @@ def render_result(r: CheckResult, claim: Claim | None = None, saved: Mapping[tup
         if s.float_violations:
             lines.append(
                 f"float64 flagged {s.float_violations:,} violations; {s.rechecked} re-checked at {r.dps} digits: "
-                f"{s.rejected_by_recheck} not violations ({s.tight_points} exact or numerical equalities)"
+                f"{s.rejected_by_recheck} not violations ({s.tight_points} equalities, {s.tight_undecided} of them undecided)"
             )
         if r.message:
             lines.append(r.message)

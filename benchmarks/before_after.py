@@ -1,0 +1,138 @@
+"""Before and after, side by side in one run: the engine of another tree against this one.
+
+    git archive <commit> | tar -x -C /tmp/before
+    python benchmarks/before_after.py --before /tmp/before --seeds 5 --thin 5 --json benchmarks/before_after.json
+
+Two worker processes, one importing the ``verifier`` of ``--before`` and one this tree's,
+take the same tasks in turn (so the machine's load hits both alike): every refuted check of
+``claims.lock`` (plus C.2 part 1 as printed) and ``--thin`` members of the thin-set family
+(:mod:`benchmarks.thin_sets`, drawn from ``--family-seed``), each from seeds 0 .. seeds-1 at
+the default budget without shrinking.  Reported: refuted runs per engine, and per check the
+median seconds of each and their ratio (after / before).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _thin_module():
+    spec = importlib.util.spec_from_file_location("thin_sets", ROOT / "benchmarks" / "thin_sets.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def worker(tree: str) -> None:
+    """Answer tasks from stdin, one JSON line each, with the engine of ``tree``."""
+    sys.path.insert(0, tree)
+    from lemmas import REGISTRY
+    from verifier.engine import SearchConfig, run_check
+
+    thin = _thin_module()
+    for line in sys.stdin:
+        task = json.loads(line)
+        if task["kind"] == "thin":
+            check = thin.thin_set_claim(task["member"]).checks()[0]
+        else:
+            check = REGISTRY.get(task["claim"]).checks(part=task["part"], reading=task["reading"])[0]
+        start = time.monotonic()
+        r = run_check(check, SearchConfig(seed=task["seed"], shrink=False))
+        found = r.counterexample.found_by if r.counterexample is not None else None
+        print(json.dumps({"verdict": r.verdict.value, "evaluations": r.stats.evaluations,
+                          "seconds": time.monotonic() - start, "phase": found.phase if found else None}), flush=True)
+
+
+def tasks(args):
+    lock = json.loads((ROOT / "claims.lock").read_text(encoding="utf-8"))
+    keys = [(c["claim"], c["part"], c["reading"]) for c in lock["checks"] if c["verdict"] == "refuted"]
+    if ("C.2", "1", "as-printed") not in keys:
+        keys.append(("C.2", "1", "as-printed"))
+    out = []
+    for cid, part, reading in keys:
+        out.append(({"kind": "pack", "claim": cid, "part": part, "reading": reading}, f"{cid} {part} [{reading}]"))
+    import numpy as np
+
+    for member in np.random.default_rng(args.family_seed).integers(0, 10**6, size=args.thin):
+        out.append(({"kind": "thin", "member": int(member)}, f"thin-set #{int(member)}"))
+    return out
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--worker", help=argparse.SUPPRESS)
+    p.add_argument("--before", type=Path, help="a tree holding the engine to compare against")
+    p.add_argument("--seeds", type=int, default=5)
+    p.add_argument("--thin", type=int, default=5, help="thin-set family members")
+    p.add_argument("--family-seed", type=int, default=2026)
+    p.add_argument("--json", type=Path, help="write the raw rows here")
+    args = p.parse_args(argv)
+    if args.worker:
+        return worker(args.worker)
+    if args.before is None:
+        p.error("--before is required")
+    engines = {}
+    for name, tree in (("before", args.before), ("after", ROOT)):
+        engines[name] = subprocess.Popen([sys.executable, __file__, "--worker", str(tree)], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, text=True, cwd="/tmp")
+    rows = []
+    wall = time.monotonic()
+    for task, label in tasks(args):
+        for seed in range(args.seeds):
+            for name, proc in engines.items():
+                proc.stdin.write(json.dumps({**task, "seed": seed}) + "\n")
+                proc.stdin.flush()
+                rows.append({"label": label, "seed": seed, "engine": name, **json.loads(proc.stdout.readline())})
+        if args.json:
+            args.json.write_text(json.dumps(rows, indent=1))
+        print(_line(label, rows), file=sys.stderr, flush=True)
+    for proc in engines.values():
+        proc.stdin.close()
+        proc.wait()
+    print(report(rows, time.monotonic() - wall))
+
+
+def _line(label, rows):
+    mine = [r for r in rows if r["label"] == label]
+    parts = []
+    for name in ("before", "after"):
+        rs = [r for r in mine if r["engine"] == name]
+        parts.append(f"{name} {sum(r['verdict'] == 'refuted' for r in rs)}/{len(rs)} median {statistics.median(r['seconds'] for r in rs):.2f} s")
+    return f"{label}: " + "; ".join(parts)
+
+
+def report(rows, wall) -> str:
+    labels = list(dict.fromkeys(r["label"] for r in rows))
+    lines = ["| check | refuted before | refuted after | median s before | median s after | ratio after/before |", "|---|---|---|---|---|---|"]
+    ratios, lost, totals = [], [], {"before": 0, "after": 0}
+    for label in labels:
+        cells = {}
+        for name in ("before", "after"):
+            rs = [r for r in rows if r["label"] == label and r["engine"] == name]
+            ok = sum(r["verdict"] == "refuted" for r in rs)
+            totals[name] += ok
+            cells[name] = (ok, len(rs), statistics.median(r["seconds"] for r in rs))
+        ratio = cells["after"][2] / cells["before"][2] if cells["before"][2] > 0 else float("nan")
+        ratios.append(ratio)
+        if cells["after"][0] < cells["before"][0]:
+            lost.append(label)
+        lines.append(f"| {label} | {cells['before'][0]}/{cells['before'][1]} | {cells['after'][0]}/{cells['after'][1]} | "
+                     f"{cells['before'][2]:.2f} | {cells['after'][2]:.2f} | {ratio:.2f} |")
+    lines.append("")
+    lines.append(f"refuted runs: before {totals['before']}, after {totals['after']}; checks with fewer refuted runs after: "
+                 f"{', '.join(lost) or 'none'}; median of the per-check time ratios {statistics.median(ratios):.2f}; "
+                 f"wall time {wall / 60:.1f} min")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,63 @@
+"""The search phases alone: the pool keeps basins, not floats; chunks are seed-addressed."""
+
+import numpy as np
+
+from verifier import Claim, Part, Scalar, Vector, Dim
+from verifier.search.chunks import Chunk, run_chunk
+from verifier.search.config import SearchConfig
+from verifier.search.pool import ElitePool, NearMisses, same_basin
+
+SQUARE = Claim(id="T.sq", kind="claim", title="x^2 <= 1", statement="x^2 <= 1", dims=[Dim("n", 2, 2)],
+               variables=[Vector("x", "n", lo=-2, hi=2)],
+               parts=[Part("main", lhs=lambda ctx, v: ctx.max_all(v.x * v.x), rhs=lambda ctx, v: ctx.const(1))])
+
+
+def _point(*xs):
+    return {"x": np.array([xs], dtype=float)}
+
+
+def test_one_entry_per_basin_the_best_one():
+    pool = ElitePool(size=2)
+    for k in range(20):  # twenty floats of one box corner
+        pool.add(0.5 + k * 1e-3, _point(4.0 - k * 1e-6, 4.0), {"n": 2})
+    pool.add(0.7, _point(-1.3, 0.2), {"n": 2})
+    assert len(pool.entries) == 2
+    assert pool.entries[0][0] == 0.5 and pool.entries[1][0] == 0.7
+    assert len(pool.starts(8)) == 2
+
+
+def test_basins_are_per_dims_and_per_neighbourhood():
+    assert same_basin(_point(1.0, 2.0), _point(1.0 + 1e-6, 2.0))
+    assert not same_basin(_point(1.0, 2.0), _point(1.1, 2.0))
+    pool = ElitePool(size=1)
+    pool.add(0.1, _point(1.0, 2.0), {"n": 2})
+    pool.add(0.2, {"x": np.array([[1.0, 2.0, 3.0]])}, {"n": 3})
+    assert len(pool.entries) == 2
+
+
+def test_near_misses_keep_distinct_points():
+    near = NearMisses()
+    near.record(1e-14, _point(1.0, 2.0), {"n": 2})
+    near.record(1e-14, _point(1.0, 2.0), {"n": 2})
+    near.record(2e-14, _point(-1.0, 0.5), {"n": 2})
+    assert [e[0] for e in near.best(2)] == [1e-14, 2e-14]
+
+
+def test_a_chunk_depends_only_on_its_address():
+    check = SQUARE.checks()[0]
+    config = SearchConfig(seed=3, budget=10_000, shrink=False)
+    chunk = Chunk("generate", 5, 512, deadline=float("inf"))
+    a, b = run_chunk((check, config, chunk)), run_chunk((check, config, chunk))
+    assert a.found is not None and b.found is not None  # x = 2 is drawn: refuted
+    assert a.evaluations == b.evaluations and [str(v) for v in a.found[0]["x"].ravel()] == [str(v) for v in b.found[0]["x"].ravel()]
+
+
+def test_the_target_phase_keeps_the_best_point_it_saw_across_restarts():
+    check = Claim(id="T.flat", kind="claim", title="flat", statement="0 <= 1", dims=[],
+                  variables=[Scalar("x", lo=-1, hi=1)],
+                  parts=[Part("main", lhs=lambda ctx, v: v.x * 0, rhs=lambda ctx, v: v.x * 0 + 1)]).checks()[0]
+    config = SearchConfig(seed=0, budget=20_000, shrink=False, deep=False)
+    start = (1.0, {"x": np.array([0.5])}, {})
+    res = run_chunk((check, config, Chunk("target", 0, 20_000, deadline=float("inf"), start=start)))
+    assert res.found is None and res.evaluations >= 20_000
+    assert res.best is not None and res.best[0] == min(e[0] for e in res.elites)

@@ -1,0 +1,374 @@
+"""One check's search from start to verdict, and many checks side by side.
+
+    generate -> target -> deep -> (every suspect re-checked and certified) -> shrink
+
+The coordinator hands seed-addressed chunks (:mod:`.chunks`) to an executor
+(:mod:`verifier.executor`), merges their results in chunk order and turns the outcome into a
+:class:`~verifier.results.CheckResult`.  Each check runs inside its own error boundary: a
+claim that raises anywhere -- building its sampler, searching, shrinking, in a worker
+process -- gives a row with verdict ``error`` naming the exception, and every other row is
+complete.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+import traceback
+
+import numpy as np
+
+from ..certify import Certificate, decimal_string
+from ..claims import Check
+from ..contexts import ExactContext, MPContext, NotRational
+from ..executor import SerialExecutor, make_executor, registered_check
+from ..results import CheckResult, Counterexample, FoundBy, RunResult, SearchStats, Verdict
+from ..sampling import fractions_of
+from ..shrink import Shrinker
+from .chunks import Chunk, ChunkResult, run_chunk
+from .config import Progress, SearchConfig, tune_allocator
+from .evaluate import ChunkSearch, Found
+
+
+class Coordinator(ChunkSearch):
+    """One check's search: hands chunks to an executor and merges their results in order."""
+
+    def __init__(self, check, config, progress, executor):
+        super().__init__(check, config, progress)
+        self.executor = executor
+        self.ref = executor.ref(check)
+        self.deep_starts: list = []
+
+    def _run(self, chunks):
+        tasks = [(self.ref, self.config, c) for c in chunks]
+        for res in self.executor.imap(run_chunk, tasks):
+            self.merge(res)
+
+    def merge(self, res: ChunkResult):
+        before = self.evaluations
+        self.evaluations += res.evaluations
+        for k, v in res.stats.items():
+            self.stats[k] = self.stats.get(k, 0) + v
+        self.undecided += res.undecided
+        if res.worst_rejected is not None and (self.worst_rejected is None or res.worst_rejected < self.worst_rejected):
+            self.worst_rejected = res.worst_rejected
+        if res.best is not None and res.best[0] < self.best_rel:
+            self.best_rel, self.best_margin = float(res.best[0]), res.best[1]
+            self.best_point = res.best[2], res.best[3]
+        for e in res.ratio_points:
+            if not self.ratio_points or e[0] > self.ratio_points[0][0] or len(self.ratio_points) < 5:
+                self.ratio_points.append(e)
+        self.ratio_points.sort(key=lambda e: e[0])
+        del self.ratio_points[:-5]
+        for e in res.elites:
+            self.elites.add(*e)
+        self.undefined_example = self.undefined_example or res.undefined_example
+        self.tight_detail = self.tight_detail or res.tight_detail
+        for tie in res.ties:
+            self.near_misses.record(*tie)
+        self.deep_starts = self.near_misses.best(self.config.deep_starts)
+        if self.progress:
+            self.progress(self.evaluations, self.config.budget)
+        if res.found is not None:
+            data, dims, cert, phase, evals, _ = res.found
+            raise Found(data, dims, cert, phase, before + evals, self.elapsed())
+
+    def search(self):
+        cfg = self.config
+        gen_budget = int(cfg.budget * cfg.generate_fraction)
+        # a count of chunks, never a list sized by the budget (--budget 10**12 is legal)
+        n_chunks = max(-(-gen_budget // cfg.batch), 1)
+        index = 0
+        while index < n_chunks and not self.out_of_time():
+            hint = tuple(self.elites.dims_hint(4))
+            stop = min(index + cfg.round_chunks, n_chunks)
+            self._run([Chunk("generate", k, max(min(cfg.batch, gen_budget - k * cfg.batch), 1), self.deadline, hint=hint,
+                             rechecks=self._generate_rechecks(k)) for k in range(index, stop)])
+            index = stop
+        starts = self.elites.starts(cfg.elites)
+        if starts and not self.out_of_time():
+            per = max((cfg.budget - self.evaluations) // len(starts), cfg.offspring)
+            rechecks = max(cfg.max_rechecks // (2 * len(starts)), cfg.rechecks_per_batch)
+            self._run([Chunk("target", k, per, self.deadline, start=s, rechecks=rechecks) for k, s in enumerate(starts)])
+        if cfg.deep and self.deep_starts and not self.out_of_time():
+            self._run([Chunk("deep", k, 0, self.deadline, start=s) for k, s in enumerate(self.deep_starts)])
+
+    def _generate_rechecks(self, k):
+        """A fixed allowance per chunk index (so it is the same whatever runs the chunks):
+        generous early, one per batch once half of ``max_rechecks`` is spent -- true claims
+        with rounding artefacts would otherwise spend the run certifying them."""
+        cfg = self.config
+        early = max(cfg.max_rechecks // (2 * max(cfg.rechecks_per_batch, 1)), 1)
+        return cfg.rechecks_per_batch if k < early else min(1, cfg.rechecks_per_batch)
+
+    def estimated_undefined(self) -> int:
+        """Points undefined at every precision tried, extrapolated from the ones re-evaluated."""
+        nonfinite, tried, undefined = self.stats["nonfinite"], self.stats["undefined_rechecked"], self.stats["undefined"]
+        if not nonfinite:
+            return 0
+        if not tried:
+            return nonfinite
+        return int(round(nonfinite * undefined / tried))
+
+
+# ----------------------------------------------------------------------------------------
+def run_check(check: Check, config: SearchConfig = SearchConfig(), progress: Progress | None = None, executor=None) -> CheckResult:
+    """Search one (claim, part, reading) for a certified counterexample.
+
+    ``executor`` runs the chunks (default: in-process for ``jobs=1``, else a process pool
+    made for this call); the result is the same whichever runs them.
+    """
+    tune_allocator()
+    if executor is None:
+        with make_executor(config.jobs) as ex:
+            return run_check(check, config, progress, ex)
+    start = time.monotonic()
+    search = None
+    where = "building its sampler"
+    try:
+        search = Coordinator(check, config, progress, executor)
+        where = "the search"
+        try:
+            search.search()
+        except Found as found:
+            where = "shrinking"
+            cx, method, note = _finish(check, config, search, found)
+            where = "the statistics"
+            return CheckResult(
+                verdict=Verdict(check.claim.refuted_verdict),
+                method=method,
+                counterexample=cx,
+                stats=_stats(search),
+                seconds=search.elapsed(),
+                stop_reason=f"certified counterexample ({found.phase} phase, after {found.evaluations} evaluations)",
+                message=note,
+                **_base(check, config),
+            )
+        where = "the statistics"
+        return _unrefuted(check, config, search)
+    except Exception as exc:  # the claim raised: report, never crash the run
+        return error_result(check, config, exc, where, search=search, seconds=time.monotonic() - start)
+
+
+def error_result(check: Check, config: SearchConfig, exc: BaseException, where: str, search=None, seconds=0.0) -> CheckResult:
+    """The row of a check whose claim raised: claim, part and reading, where, and the exception."""
+    stats = SearchStats()
+    if search is not None:
+        try:
+            stats = _stats(search, verify_ratio=False)
+        except Exception:  # the statistics are what raised: the row stands without them
+            pass
+    return CheckResult(
+        verdict=Verdict.ERROR,
+        stats=stats,
+        seconds=seconds,
+        stop_reason=f"the claim raised in {where}",
+        message=f"{check.label} [{check.reading.name}]: {type(exc).__name__}: {exc}" + (f"\n{traceback.format_exc()}" if _debug() else ""),
+        **_base(check, config),
+    )
+
+
+def _base(check: Check, config: SearchConfig) -> dict:
+    return dict(
+        claim=check.claim.id,
+        part=check.part.name,
+        reading=check.reading.name,
+        seed=config.seed,
+        dps=config.dps,
+        budget=config.budget,
+        kind=check.claim.kind,
+        title=check.claim.title,
+        statement=check.part.statement or check.claim.statement,
+        reading_summary=check.reading.summary,
+        relation=check.part.relation,
+    )
+
+
+def _unrefuted(check: Check, config: SearchConfig, search: Coordinator) -> CheckResult:
+    """No certified counterexample: survived only if the search could evaluate the claim and sign every margin."""
+    timed_out = search.out_of_time()
+    reason = "time limit reached" if timed_out else "budget exhausted"
+    notes = []
+    undefined = search.estimated_undefined()
+    verdict = Verdict.SURVIVED
+    if undefined:
+        where = ""
+        if search.undefined_example is not None:
+            point, dims, why = search.undefined_example
+            shown = ", ".join(f"{k} = {_short(v)}" for k, v in {**dims, **point}.items())
+            where = f", e.g. {shown} ({why})"
+        share = "" if undefined >= search.stats["nonfinite"] else " (estimated from the points re-evaluated at high precision)"
+        notes.append(f"undefined at {undefined:,} of {search.evaluations:,} points{share}{where}")
+        if search.evaluations == 0 or search.evaluations - undefined < config.min_defined_fraction * search.evaluations:
+            verdict = Verdict.ERROR
+            reason = "the claim could not be evaluated at most points"
+    if search.evaluations == 0:
+        verdict, reason = Verdict.ERROR, "no point could be evaluated"
+    if search.undecided:
+        notes.append(f"{search.undecided} float violation(s) could not be settled at high precision")
+    tight = search.stats["tight_undecided"]
+    if tight:
+        notes.append(f"{tight} point(s) tight: the certificate could not sign the margin ({search.tight_detail}, "
+                     f"{_digits(search.tight_detail)}); not counted as holding")
+    if verdict is Verdict.SURVIVED and (search.undecided or tight):
+        verdict = Verdict.INCONCLUSIVE
+    return CheckResult(verdict=verdict, stats=_stats(search), seconds=search.elapsed(), stop_reason=reason,
+                       message="; ".join(notes), time_limited=timed_out, **_base(check, config))
+
+
+def _short(value) -> str:
+    text = str(value).replace("'", "")
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _digits(detail: str | None) -> str:
+    """The precision a certificate detail names, in decimal digits too."""
+    import re
+
+    m = re.search(r"(\d+) bits", detail or "")
+    return f"about {int(int(m.group(1)) / 3.3219)} digits tried" if m else "at the highest precision tried"
+
+
+def _debug():
+    return bool(os.environ.get("VERIFY_DEBUG"))
+
+
+def _finish(check: Check, config: SearchConfig, search: ChunkSearch, found: Found):
+    """The counterexample to report: shrunk when asked; a shrinker that raises leaves it as found."""
+    data, dims, cert = found.data, found.dims, found.cert
+    shrunk, note = False, ""
+    if config.shrink:
+        try:
+            result = Shrinker(check, search.certifier).shrink(data, dims, cert)
+            data, dims, cert = result.data, result.dims, result.certificate
+            shrunk = True
+        except Exception as exc:  # the certified point stands; say why it is not shrunk
+            note = f"not shrunk: the claim raised while shrinking ({type(exc).__name__}: {exc})"
+    cx = make_counterexample(check, data, dims, cert, config.dps, seed=config.seed,
+                             found_by=FoundBy(found.phase, found.evaluations, round(found.seconds, 4)), shrunk=shrunk)
+    return cx, cert.method, note
+
+
+def make_counterexample(check: Check, data, dims, cert: Certificate, dps: int, seed=None, found_by=None, shrunk=False) -> Counterexample:
+    def show(exact, approx):
+        return decimal_string(exact if exact is not None else approx, dps)
+
+    return Counterexample(
+        claim=check.claim.id,
+        part=check.part.name,
+        reading=check.reading.name,
+        paper=check.claim.paper,
+        dims=dict(dims),
+        vars={name: exact_strings(arr) for name, arr in data.items()},
+        lhs=show(cert.exact_lhs, cert.lhs),
+        rhs=show(cert.exact_rhs, cert.rhs),
+        margin=show(cert.exact_margin, cert.margin),
+        dps=dps,
+        method=cert.method,
+        certificate=cert.detail,
+        seed=seed,
+        found_by=found_by,
+        shrunk=shrunk,
+        derived=derived_values(check, data, dims, dps),
+    )
+
+
+def derived_values(check: Check, data, dims, dps: int) -> dict:
+    """The part's ``show`` quantities at the counterexample: exact where rational, else at dps digits."""
+    out = {}
+    for name, fn in check.part.show:
+        exact = ExactContext()
+        try:
+            with exact.precision():
+                value = np.asarray(fn(exact, check.values(exact.convert(data), dims)), dtype=object)
+            out[name] = exact_strings(value)
+        except NotRational:
+            mp = MPContext(dps)
+            with mp.precision():
+                value = np.asarray(fn(mp, check.values(mp.convert(data), dims)), dtype=object)[0]
+            out[name] = np.vectorize(lambda x: decimal_string(x, dps), otypes=[object])(value).tolist() if np.ndim(value) else decimal_string(value, dps)
+    return out
+
+
+def exact_strings(arr):
+    fr = fractions_of(np.asarray(arr, dtype=object))[0]  # drop the batch axis
+    if np.ndim(fr) == 0:
+        return str(fr)
+    return np.vectorize(str, otypes=[object])(fr).tolist()
+
+
+def _stats(search: ChunkSearch, verify_ratio: bool = True) -> SearchStats:
+    best_point = None
+    if search.best_point is not None:
+        data, dims = search.best_point
+        best_point = {"dims": dims, "vars": {k: np.asarray(v[0]).tolist() for k, v in data.items()}}
+    max_ratio, max_ratio_point = search.verified_max_ratio_point() if verify_ratio else (None, None)
+    undefined_example = None
+    if search.undefined_example is not None:
+        point, dims, why = search.undefined_example
+        undefined_example = {"dims": dims, "vars": point, "reason": why}
+    return SearchStats(
+        evaluations=search.evaluations,
+        worst_rejected_float_margin=search.worst_rejected,
+        best_margin=search.best_margin,
+        best_relative_margin=None if not np.isfinite(search.best_rel) else float(search.best_rel),
+        max_ratio=max_ratio,
+        max_ratio_point=max_ratio_point,
+        best_point=best_point,
+        undefined_example=undefined_example,
+        tight_detail=search.tight_detail,
+        **search.stats,
+    )
+
+
+def run_checks(checks, config: SearchConfig, progress_factory=None, on_result=None) -> RunResult:
+    """Run every check.  With ``jobs`` > 1 whole checks run side by side in worker processes
+    (each exactly as with one job); a single check splits its chunks across the workers.
+    ``on_result`` sees each result as soon as it is there, in the order of ``checks``.
+
+    A worker that dies or cannot send its result back costs only its own check: that row
+    says ``error``, and the checks after it run in this process.
+    """
+    checks = list(checks)
+    results = []
+    with make_executor(config.jobs) as ex:
+        if ex.jobs > 1 and len(checks) > 1:
+            serial = dataclasses.replace(config, jobs=1)
+            try:
+                refs = [ex.ref(ch) for ch in checks]
+                stream = ex.imap(_run_whole_check, [(ref, serial) for ref in refs])
+                for check in checks:
+                    try:
+                        r = next(stream)
+                    except Exception as exc:
+                        results.append(error_result(check, config, exc, "a worker process"))
+                        if on_result:
+                            on_result(results[-1])
+                        break
+                    if progress_factory:
+                        progress = progress_factory(check)
+                        if progress:
+                            progress(r.stats.evaluations, config.budget)
+                    results.append(r)
+                    if on_result:
+                        on_result(r)
+            finally:
+                ex.close()
+            checks = checks[len(results):]
+            ex = SerialExecutor()
+        for check in checks:
+            progress = progress_factory(check) if progress_factory else None
+            results.append(run_check(check, config, progress, ex))
+            if on_result:
+                on_result(results[-1])
+    return RunResult(tuple(results))
+
+
+def _run_whole_check(task) -> CheckResult:
+    ref, config = task
+    try:
+        check = registered_check(ref)
+    except Exception as exc:  # the worker cannot find the check it was handed: nothing to name yet
+        raise RuntimeError(f"worker could not resolve check token {ref}") from exc
+    return run_check(check, config, None, SerialExecutor())

@@ -1,0 +1,134 @@
+"""The candidates a search keeps between phases: the elite pool and the near-misses.
+
+The elite pool feeds the target phase its start points; the near-misses (points float64
+called violations that dps digits did not, and points equal to dps digits) feed the deep
+phase.  Both are plain lists of ``(key, point, dims)`` so chunk results pickle and merge.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: two points of the same dims closer than about this (relative to their size, in every
+#: entry) lie in one basin: a local search from either finds the same thing
+BASIN = 1e-3
+
+
+def flat(point: dict) -> np.ndarray | None:
+    """A point's entries as one float vector (None when they are not numbers float64 can hold)."""
+    try:
+        return np.concatenate([np.asarray(v, dtype=float).ravel() for v in point.values()] or [np.zeros(0)])
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def basin_of(point: dict, dims: dict):
+    """A hashable cell: entries on a grid of step BASIN in sign(x) log(1 + |x|), so about
+    1e-3 absolute near 0 and 1e-3 relative far from it.  Points of one cell share a basin."""
+    f = flat(point)
+    if f is None or not np.all(np.isfinite(f)):
+        return None
+    with np.errstate(invalid="ignore", over="ignore"):
+        cell = np.round(np.sign(f) * np.log1p(np.abs(f)) / BASIN).astype(np.int64)
+    return tuple(sorted(dims.items())), cell.tobytes()
+
+
+def same_basin(p: dict, q: dict, dims: dict | None = None) -> bool:
+    a = basin_of(p, dims or {})
+    return a is not None and a == basin_of(q, dims or {})
+
+
+class _Basins:
+    """Entries (key, point, dims), sorted by key, at most ``limit``, one per basin: the best."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.entries: list[tuple[float, dict, dict]] = []
+        self._cells: list = []
+
+    def _insert(self, entry: tuple) -> None:
+        key = entry[0]
+        if len(self.entries) >= self.limit and key >= self.entries[-1][0]:
+            return  # no better than the worst kept: whatever its basin, it stays out
+        cell = basin_of(entry[1], entry[2])
+        if cell is not None and cell in self._cells:
+            i = self._cells.index(cell)
+            if key >= self.entries[i][0]:
+                return
+            del self.entries[i], self._cells[i]
+        at = len(self.entries)
+        while at > 0 and self.entries[at - 1][0] > key:
+            at -= 1
+        self.entries.insert(at, entry)
+        self._cells.insert(at, cell)
+        del self.entries[self.limit :], self._cells[self.limit :]
+
+
+class ElitePool(_Basins):
+    """The best-ranked candidates, by search key (smaller is closer to a violation), one per basin.
+
+    Distinct floats are not distinct starts: 32 slots once held 32 floats of one box corner,
+    so the target phase ran one local search eight times.
+    """
+
+    def __init__(self, size: int, entries=()):
+        super().__init__(size * 4)
+        self.size = size
+        for e in entries:
+            self.add(*e)
+
+    def add(self, key: float, point: dict, dims: dict) -> None:
+        self._insert((key, point, dims))
+
+    def dims_hint(self, k: int) -> list[dict]:
+        """The dims of the best entries, up to ``k`` distinct ones, best first."""
+        out = []
+        for _, _, dims in self.entries:
+            if dims not in out:
+                out.append(dims)
+            if len(out) >= k:
+                break
+        return out
+
+    def starts(self, k: int) -> list[tuple[float, dict, dict]]:
+        """Up to ``k`` start points: the best entry of each dims first, then the rest by rank.
+
+        One dims' basin can hold every elite (Lemma C.2 part 1: five of eight starts at one
+        dims and none at the dims of the counterexample); a start per dims spreads the target phase.
+        """
+        out, seen = [], set()
+        for key, point, dims in self.entries:
+            tag = (tuple(sorted(dims.items())), round(key, 12))
+            if tag in seen:
+                continue
+            seen.add(tag)
+            out.append((key, point, dims))
+        leaders, first = [], set()
+        for e in out:
+            d = tuple(sorted(e[2].items()))
+            if d not in first:
+                first.add(d)
+                leaders.append(e)
+        rest = [e for e in out if not any(e is l for l in leaders)]
+        return (leaders + rest)[:k]
+
+
+class NearMisses(_Basins):
+    """Points float64 cannot settle, ranked by their relative margin at dps digits.
+
+    The one place where ties and near-misses are recorded: the deep phase starts from the
+    best of them, and whatever else wants to try nearby points (simple rationals near a tie,
+    say) reads them here.
+    """
+
+    def __init__(self, entries=(), limit: int = 16):
+        super().__init__(limit)
+        for e in entries:
+            self.record(*e)
+
+    def record(self, rel: float, exact_point: dict, dims: dict) -> None:
+        self._insert((rel, exact_point, dict(dims)))
+
+    def best(self, k: int) -> list[tuple[float, dict, dict]]:
+        """The ``k`` best near-misses, one per basin."""
+        return self.entries[:k]
