@@ -225,6 +225,8 @@ class CounterexampleStore:
         """
         text = dumps_document(to_document(cx, statement, note))
         path = self.path_for(cx, name)
+        if path.parent.is_dir():  # a killed earlier save's temporaries go even when nothing new is written
+            remove_stale_temporaries(path.parent)
         if force:
             write_atomic(path, text)
             return path

@@ -90,7 +90,13 @@ def test_verdict_agrees_with_the_hand_derivation(check, seed):
     expected = EXPECTED[check.key]
     budget = 40_000 if expected is Verdict.SURVIVED else 200_000
     result = run_check(check, SearchConfig(seed=seed, budget=budget))
-    assert result.verdict is expected, result.counterexample
+    if expected is Verdict.SURVIVED and result.verdict is Verdict.INCONCLUSIVE:
+        # an identity through sqrt or exp: its equality points are ties no ball can sign, which
+        # the engine reports as inconclusive, never as holding (issue 13); nothing else may be in doubt
+        s = result.stats
+        assert s.tight_undecided > 0 and s.undefined == 0 and result.counterexample is None, result.message
+    else:
+        assert result.verdict is expected, result.counterexample
     if expected is Verdict.REFUTED:
         assert result.certified and result.method in ("exact", "interval")
 

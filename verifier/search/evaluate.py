@@ -198,6 +198,24 @@ class ChunkSearch:
         return (floats(ev.lhs, True), floats(ev.rhs, True), floats(ev.margin), floats(ev.scale),
                 [floats(h) for h in ev.hypotheses], {})
 
+    def _outside_hypotheses(self, exact, dims) -> bool:
+        """Does a stated hypothesis fail at this exact point (exactly, or beyond rounding at dps digits)?"""
+        for ctx in (EXACT, MPContext(self.config.dps)):
+            tol = 0 if ctx is EXACT else ctx.const(10) ** (-(self.config.dps // 2))
+            try:
+                v = self.check.values(ctx.convert(exact), dims)
+                with ctx.precision():
+                    for hyp in self.check.hypotheses:
+                        h = np.asarray(hyp.margin(ctx, v), dtype=object).reshape(-1)[0]
+                        if h < -tol or (hyp.strict and h <= (0 if ctx is EXACT else tol)):
+                            return True
+                return False
+            except NotRational:
+                continue
+            except UNDEFINED_AT_POINT:
+                return False
+        return False
+
     def rescue_undefined(self, data, dims, rows, raised):
         """Re-evaluate a few rows float64 could not evaluate, at dps and then 4 dps digits.
 
@@ -234,6 +252,11 @@ class ChunkSearch:
                     break
                 why = f"not finite at {dps} digits"
             if ev is None:
+                if self._outside_hypotheses(exact, dims):
+                    # a claim need not be defined where its own hypotheses exclude the point
+                    # (LayerNorm of a constant vector, with var(x) > 0 stated)
+                    self.stats["hypothesis_rejected"] += 1
+                    continue
                 self.stats["undefined"] += 1
                 if self.undefined_example is None:
                     self.undefined_example = (_plain_point(exact), dict(dims), why)
