@@ -122,12 +122,27 @@ def pytest_collect_file(file_path, parent):
     return None
 
 
+def _narrowed_away(config, lock: Path) -> bool:
+    """Paths on the command line narrow the run as they do for files: the claim tests join only
+    when one of them holds the lockfile (``pytest --claims tests/unit`` runs the unit tests alone)."""
+    if getattr(config, "args_source", None) != pytest.Config.ArgsSource.ARGS:
+        return False  # no path given: the whole project, claims included
+    base = Path(config.invocation_params.dir)
+    for arg in config.args:
+        given = (base / arg.split("::", 1)[0]).resolve()
+        if given == lock or given in lock.parents:
+            return False
+    return True
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session, config, items):
     """Add the lock's items before keyword and marker selection sees the list (unless collection found the lockfile)."""
     if not config.getoption("claims") or any(isinstance(item, ClaimItem) for item in items):
         return
     path = _lock_path(config).resolve()
+    if _narrowed_away(config, path):
+        return
     if not path.exists():
         raise pytest.UsageError(f"--claims: no lockfile {path}; run `verify lock` at the project root to write one")
     from .lock import LockFileError

@@ -50,3 +50,14 @@ def test_a_printed_node_id_reruns_that_item(project):
     assert "1 passed" in r.stdout and f"{node} PASSED" in r.stdout
     r = pytest_in(project, "--claims", "-k", "4.1 and adversarial", "-vv")
     assert r.returncode == 0 and "1 passed" in r.stdout and "4.1 part main [adversarial] PASSED" in r.stdout
+
+
+def test_paths_narrow_the_claim_tests(project):
+    """A path that does not hold the lockfile narrows the run to it; one that does keeps the claims."""
+    (project / "tests").mkdir()
+    (project / "tests" / "test_own.py").write_text("def test_own():\n    pass\n")
+    r = pytest_in(project, "--claims", "tests", "-vv")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "1 passed" in r.stdout and "claims.lock::" not in r.stdout
+    r = pytest_in(project, "--claims", ".", "-k", "4.1 and adversarial", "-vv")
+    assert r.returncode == 0 and "4.1 part main [adversarial] PASSED" in r.stdout, r.stdout + r.stderr
