@@ -55,11 +55,14 @@ def measure(kind: str) -> dict:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("experiments", nargs="*", choices=["rank-collapse", "layer-collapse"], default=["rank-collapse", "layer-collapse"])
+    parser.add_argument("experiments", nargs="*", help="rank-collapse, layer-collapse (default: both).")
     parser.add_argument("--json", dest="json_path", help="Also write the rows to this file.")
     args = parser.parse_args(argv)
+    unknown = set(args.experiments) - {"rank-collapse", "layer-collapse"}
+    if unknown:
+        parser.error(f"unknown experiment {sorted(unknown)[0]!r}; choose rank-collapse or layer-collapse")
     rows = []
-    for kind in args.experiments:
+    for kind in args.experiments or ["rank-collapse", "layer-collapse"]:
         row = measure(kind)
         rows.append(row)
         print(f"{kind}: {row['seconds']} s, peak {row['peak_rss_mib']} MiB, load {row['load_average_before']} -> {row['load_average_after']}", file=sys.stderr)

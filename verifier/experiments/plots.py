@@ -14,6 +14,7 @@ import matplotlib
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import NullFormatter
 
 from .layer_collapse import SURROGATES as LAYER_SURROGATES
 from .layer_collapse import LayerCollapseResult
@@ -72,6 +73,7 @@ def layer_collapse_figures(result: LayerCollapseResult) -> dict[str, Figure]:
         ax.set_title(f"{name} surrogate", fontsize=10)
         ax.set_xlabel("width d")
         ax.set_xticks(list(config.widths), [str(d) for d in config.widths])
+        ax.xaxis.set_minor_formatter(NullFormatter())
         ax.grid(True, which="major", alpha=0.3)
     axes[0].set_ylabel(r"worst $\|S(X)-S'(X)\|_\infty$ / (2A/L)")
     axes[-1].legend(fontsize=8)
