@@ -1,0 +1,78 @@
+"""Run time and peak memory of the two experiments at their default (BERT-base / full sweep)
+sizes, each in a fresh process so its peak resident memory is its own.
+
+    python benchmarks/experiments.py                      # both, JSON on stdout
+    python benchmarks/experiments.py rank-collapse --json benchmarks/results-experiments.json
+
+The goals (issue 10): rank collapse at BERT-base (4 variants x 3 measures x 2 precisions)
+under 2 minutes on 2 cores; the layer-collapse sweep under 5 minutes.  The load average is
+recorded before and after each run: on a shared machine the times say as much about the
+neighbours as about the code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import resource
+import sys
+import time
+
+
+def _run(kind, queue):
+    from verifier.experiments import LayerCollapseConfig, RankCollapseConfig, run_layer_collapse, run_rank_collapse
+
+    started = time.perf_counter()
+    if kind == "rank-collapse":
+        config = RankCollapseConfig()
+        result = run_rank_collapse(config)
+    else:
+        config = LayerCollapseConfig()
+        result = run_layer_collapse(config)
+    wall = time.perf_counter() - started
+    queue.put({
+        "experiment": kind,
+        "seconds": round(wall, 2),
+        "engine_seconds": round(result.seconds, 2),
+        "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    })
+
+
+def measure(kind: str) -> dict:
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    load_before = os.getloadavg()
+    process = context.Process(target=_run, args=(kind, queue))
+    process.start()
+    row = queue.get()
+    process.join()
+    row.update(cores=os.cpu_count(), load_average_before=[round(x, 2) for x in load_before],
+               load_average_after=[round(x, 2) for x in os.getloadavg()])
+    return row
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("experiments", nargs="*", help="rank-collapse, layer-collapse (default: both).")
+    parser.add_argument("--json", dest="json_path", help="Also write the rows to this file.")
+    args = parser.parse_args(argv)
+    unknown = set(args.experiments) - {"rank-collapse", "layer-collapse"}
+    if unknown:
+        parser.error(f"unknown experiment {sorted(unknown)[0]!r}; choose rank-collapse or layer-collapse")
+    rows = []
+    for kind in args.experiments or ["rank-collapse", "layer-collapse"]:
+        row = measure(kind)
+        rows.append(row)
+        print(f"{kind}: {row['seconds']} s, peak {row['peak_rss_mib']} MiB, load {row['load_average_before']} -> {row['load_average_after']}", file=sys.stderr)
+    text = json.dumps(rows, indent=1)
+    print(text)
+    if args.json_path:
+        with open(args.json_path, "w", encoding="utf-8") as out:
+            out.write(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

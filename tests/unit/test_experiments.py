@@ -1,0 +1,132 @@
+"""The experiments' engine at small sizes: measures, the worst-input search, the surrogate fit,
+and what the runs measure (seeded, seconds)."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+from scipy.optimize import check_grad
+
+from verifier.experiments import LayerCollapseConfig, RankCollapseConfig, run_layer_collapse, run_rank_collapse
+from verifier.experiments.blocks import paper_parallel_surrogate, paper_san
+from verifier.experiments.layer_collapse import _loss_and_gradient, fit_one_layer, one_layer, worst_input
+from verifier.experiments.plots import figure_bytes, layer_collapse_figures, rank_collapse_figures, save_figures
+from verifier.experiments.rank_collapse import relative_residuals
+from verifier.reporters.experiments_html import experiments_section
+
+
+@pytest.fixture(scope="module")
+def layer_result():
+    return run_layer_collapse(LayerCollapseConfig.small(seed=11))
+
+
+@pytest.fixture(scope="module")
+def rank_result():
+    return run_rank_collapse(RankCollapseConfig.small(seed=5))
+
+
+def test_measures_of_collapsed_and_known_matrices():
+    rng = np.random.default_rng(0)
+    row = rng.normal(size=(1, 1, 6))
+    collapsed = np.repeat(row, 5, axis=1)
+    values = relative_residuals(collapsed)
+    assert all(v[0] < 1e-15 for v in values.values())
+    # X = [[1, 0], [0, 1]]: X - 1 mean^T = [[.5, -.5], [-.5, .5]], induced 1- and inf-norms 1 and 1
+    X = np.eye(2)[None]
+    values = relative_residuals(X)
+    assert values["composite"][0] == pytest.approx(1.0)
+    assert values["res_max"][0] == pytest.approx(0.5)  # midrange 1/2 per column
+    assert values["rank1"][0] == pytest.approx(np.sqrt(0.5))  # singular values 1, 1
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_worst_input_reaches_the_corner_optimum_of_a_linear_map(seed):
+    """For distance(X) = X A the worst ratio over the box is the largest column l1 norm of A."""
+    rng = np.random.default_rng(seed)
+    d = int(rng.integers(2, 5))
+    A = rng.normal(size=(d, d))
+    ratio, X = worst_input(lambda Z: Z @ A, (3, d), starts=2, rng=np.random.default_rng(seed + 100))
+    assert ratio == pytest.approx(np.abs(A).sum(axis=0).max(), rel=1e-9)
+    assert np.abs(X).max() <= 1.0
+
+
+def test_fit_gradient_is_exact_and_fit_recovers_a_one_layer_network():
+    rng = np.random.default_rng(7)
+    shape = (2, 3, 3)
+    X = rng.uniform(-1, 1, size=(20, 4, 3))
+    target = rng.normal(size=X.shape)
+    params = rng.normal(size=3 * 18) * 0.5
+    assert check_grad(lambda p: _loss_and_gradient(p, X, target, shape)[0],
+                      lambda p: _loss_and_gradient(p, X, target, shape)[1], params) < 1e-5
+    true = tuple(rng.normal(size=shape) * 0.3 for _ in range(3))
+    start = tuple(w + rng.normal(size=shape) * 0.05 for w in true)
+
+    def network(Z):
+        return one_layer(Z, *true)
+
+    before = np.abs(network(X) - one_layer(X, *start)).max()
+    fitted = fit_one_layer(network, start, X, iterations=300)
+    after = np.abs(network(X) - one_layer(X, *fitted)).max()
+    assert after < before / 100
+
+
+def test_parallel_surrogate_is_exact_for_one_layer():
+    rng = np.random.default_rng(4)
+    W = rng.uniform(-0.5, 0.5, size=(3, 1, 2, 3, 3))
+    X = rng.uniform(-1, 1, size=(5, 4, 3))
+    assert np.allclose(paper_san(X, *W), paper_parallel_surrogate(X, *W), rtol=0, atol=1e-14)
+
+
+def test_layer_collapse_slopes_follow_the_order_of_the_surrogate(layer_result):
+    """Identity misses the first-order term (slope 1); the parallel network keeps it and misses
+    the products of two layers (slope 2); the fitted one, free to absorb those, does better."""
+    for s in layer_result.slopes:
+        if s.surrogate == "identity":
+            assert s.slope == pytest.approx(1.0, abs=0.1)
+        elif s.surrogate == "parallel":
+            assert s.slope == pytest.approx(2.0, abs=0.1)
+        else:
+            assert s.slope > 2.5
+    for g in layer_result.gaps:
+        assert g.random_mean_ratio <= g.random_max_ratio <= g.worst_ratio * (1 + 1e-12)
+        assert 0 < g.worst_input_norm <= 1.0
+
+
+def test_layer_collapse_is_seeded(layer_result):
+    again = run_layer_collapse(LayerCollapseConfig.small(seed=11))
+    assert dataclasses.replace(again, seconds=0) == dataclasses.replace(layer_result, seconds=0)
+
+
+def test_rank_collapse_curves(rank_result):
+    config = rank_result.config
+    for precision in config.precisions:
+        san = rank_result.curve("san", precision, "composite")
+        assert san[-1] < 1e-5 * san[0]  # attention alone collapses the rank at initialisation
+        for variant in ("san+skip", "transformer"):
+            assert rank_result.curve(variant, precision, "composite")[-1] > 0.1
+    floors = {(f.variant, f.precision, f.measure): f for f in rank_result.floors}
+    assert 0.1 < floors["san", "float32", "composite"].in_roundoffs < 100  # the plateau is float32's rounding
+    assert floors["san", "float64", "composite"].plateau < 1e-12
+    sweep = {(s.factor, s.surrogate): s for s in rank_result.sweep}
+    small = min(config.weight_factors)
+    assert sweep[small, "parallel"].relative_to_input < sweep[small, "identity"].relative_to_input
+
+
+def test_config_errors_name_the_bad_value():
+    with pytest.raises(ValueError, match="heads 5"):
+        RankCollapseConfig(width=32, heads=5)
+    with pytest.raises(ValueError, match="depths"):
+        LayerCollapseConfig(depths=(1, 2))
+    with pytest.raises(ValueError, match="etas"):
+        LayerCollapseConfig(etas=(0.5, 1.0))
+
+
+def test_figures_files_and_html(layer_result, rank_result, tmp_path):
+    figures = {**layer_collapse_figures(layer_result), **rank_collapse_figures(rank_result)}
+    assert len(figures) == 4
+    assert figure_bytes(figures["rank_collapse_residuals"], "png").startswith(b"\x89PNG")
+    written = save_figures({"layer_collapse_bound": figures["layer_collapse_bound"]}, tmp_path)
+    assert sorted(p.name for p in written) == ["layer_collapse_bound.png", "layer_collapse_bound.svg"]
+    assert "<svg" in written[1].read_text()
+    html = experiments_section(rank_collapse=rank_result)
+    assert html.startswith('<section id="experiments">') and html.count("<svg") == 2 and "Layer collapse (Theorem" not in html
