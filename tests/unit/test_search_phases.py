@@ -35,6 +35,24 @@ def test_basins_are_per_dims_and_per_neighbourhood():
     assert len(pool.entries) == 2
 
 
+def test_a_batch_of_rows_enters_as_the_same_rows_one_by_one():
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        size = int(rng.integers(1, 4))
+        rows = int(rng.integers(1, 60))
+        data = {"x": rng.choice([-3.0, 0.0, 1.0, 2.5], size=(rows, 2)) + rng.normal(size=(rows, 2)) * rng.choice([0, 1e-6, 1.0]),
+                "y": rng.normal(size=(rows, 2, 2))}
+        data["x"][rng.random(rows) < 0.1] = np.inf  # no basin: kept by key alone
+        keys = rng.choice([0.1, 0.2, 0.3], size=rows) + rng.normal(size=rows) * rng.choice([0, 1e-3])
+        order = np.argsort(keys, kind="stable")
+        batched, single = ElitePool(size=size), ElitePool(size=size)
+        batched.add_rows(keys[order], order, data, {"n": 2})
+        for j in order:
+            single.add(float(keys[j]), {k: v[j : j + 1].copy() for k, v in data.items()}, {"n": 2})
+        assert [(e[0], e[1]["x"].tobytes(), e[1]["y"].tobytes()) for e in batched.entries] == \
+            [(e[0], e[1]["x"].tobytes(), e[1]["y"].tobytes()) for e in single.entries]
+
+
 def test_near_misses_keep_distinct_points():
     near = NearMisses()
     near.record(1e-14, _point(1.0, 2.0), {"n": 2})

@@ -302,9 +302,9 @@ class ChunkSearch:
                 del self.ratio_points[:-5]
         k = min(self.config.elites, len(key))
         top = np.argpartition(key, k - 1)[:k] if k < len(key) else np.arange(len(key))
-        for j in top[np.argsort(key[top], kind="stable")]:
-            if np.isfinite(key[j]):
-                self.elites.add(float(key[j]), {k: v[j : j + 1].copy() for k, v in data.items()}, dims)
+        top = top[np.argsort(key[top], kind="stable")]
+        top = top[np.isfinite(key[top])]
+        self.elites.add_rows(key[top], top, data, dims)
 
     def recheck(self, data, dims, suspects, margin):
         """Certify the worst suspects; yield (index, certificate) for the ones that are not violations."""

@@ -7,6 +7,8 @@ phase.  Both are plain lists of ``(key, point, dims)`` so chunk results pickle a
 
 from __future__ import annotations
 
+import bisect
+
 import numpy as np
 
 #: two points of the same dims closer than about this (relative to their size, in every
@@ -22,15 +24,19 @@ def flat(point: dict) -> np.ndarray | None:
         return None
 
 
+def _grid_cells(rows: np.ndarray) -> np.ndarray:
+    """Grid cells of step BASIN in sign(x) log(1 + |x|), one row per point."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.round(np.sign(rows) * np.log1p(np.abs(rows)) / BASIN).astype(np.int64)
+
+
 def basin_of(point: dict, dims: dict):
     """A hashable cell: entries on a grid of step BASIN in sign(x) log(1 + |x|), so about
     1e-3 absolute near 0 and 1e-3 relative far from it.  Points of one cell share a basin."""
     f = flat(point)
     if f is None or not np.all(np.isfinite(f)):
         return None
-    with np.errstate(invalid="ignore", over="ignore"):
-        cell = np.round(np.sign(f) * np.log1p(np.abs(f)) / BASIN).astype(np.int64)
-    return tuple(sorted(dims.items())), cell.tobytes()
+    return tuple(sorted(dims.items())), _grid_cells(f).tobytes()
 
 
 def same_basin(p: dict, q: dict, dims: dict | None = None) -> bool:
@@ -45,23 +51,35 @@ class _Basins:
         self.limit = limit
         self.entries: list[tuple[float, dict, dict]] = []
         self._cells: list = []
+        self._keys: list[float] = []
+        self._occupied: set = set()  # the cells in _cells other than None: a hash lookup, not a scan
 
     def _insert(self, entry: tuple) -> None:
+        if not self._may_enter(entry[0]):
+            return
+        self._place(entry, basin_of(entry[1], entry[2]))
+
+    def _may_enter(self, key: float) -> bool:
+        """False when the pool is full and ``key`` is no better than the worst kept (whatever its basin)."""
+        return len(self.entries) < self.limit or key < self._keys[-1]
+
+    def _place(self, entry: tuple, cell) -> None:
         key = entry[0]
-        if len(self.entries) >= self.limit and key >= self.entries[-1][0]:
-            return  # no better than the worst kept: whatever its basin, it stays out
-        cell = basin_of(entry[1], entry[2])
-        if cell is not None and cell in self._cells:
+        if cell is not None and cell in self._occupied:
             i = self._cells.index(cell)
-            if key >= self.entries[i][0]:
+            if key >= self._keys[i]:
                 return
-            del self.entries[i], self._cells[i]
-        at = len(self.entries)
-        while at > 0 and self.entries[at - 1][0] > key:
-            at -= 1
+            del self.entries[i], self._cells[i], self._keys[i]
+            self._occupied.discard(cell)
+        at = bisect.bisect_right(self._keys, key)
         self.entries.insert(at, entry)
         self._cells.insert(at, cell)
-        del self.entries[self.limit :], self._cells[self.limit :]
+        self._keys.insert(at, key)
+        if cell is not None:
+            self._occupied.add(cell)
+        if len(self.entries) > self.limit:
+            self.entries.pop(), self._keys.pop()
+            self._occupied.discard(self._cells.pop())
 
 
 class ElitePool(_Basins):
@@ -79,6 +97,30 @@ class ElitePool(_Basins):
 
     def add(self, key: float, point: dict, dims: dict) -> None:
         self._insert((key, point, dims))
+
+    def add_rows(self, keys: np.ndarray, rows: np.ndarray, data: dict, dims: dict) -> None:
+        """Rows ``rows`` of the batch ``data`` (same dims), in order, as ``add`` would take them.
+
+        A batch's cells come from one array operation, and a row's point is copied out
+        only once it enters: a search records a few dozen rows per batch, most of them
+        no better than the worst kept once the pool is full.
+        """
+        try:
+            matrix = np.concatenate([np.asarray(v[rows], dtype=float).reshape(len(rows), -1) for v in data.values()]
+                                    or [np.zeros((len(rows), 0))], axis=1)
+        except (TypeError, ValueError, OverflowError):
+            for key, j in zip(keys, rows):
+                self.add(float(key), {k: v[j : j + 1].copy() for k, v in data.items()}, dims)
+            return
+        finite = np.all(np.isfinite(matrix), axis=1)
+        cells = _grid_cells(np.where(np.isfinite(matrix), matrix, 0.0))
+        tag = tuple(sorted(dims.items()))
+        for n, (key, j) in enumerate(zip(keys, rows)):
+            key = float(key)
+            if not self._may_enter(key):
+                continue
+            cell = (tag, cells[n].tobytes()) if finite[n] else None
+            self._place((key, {k: v[j : j + 1].copy() for k, v in data.items()}, dims), cell)
 
     def dims_hint(self, k: int) -> list[dict]:
         """The dims of the best entries, up to ``k`` distinct ones, best first."""
