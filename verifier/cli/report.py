@@ -14,6 +14,7 @@ from ..reporters.report_data import sections, summary_rows
 from ..store import write_atomic
 from . import UsageFailure, err_console, main, pack_option
 from .check import claim_option, jobs_option, lock_option, read_lock, regression, selected_claims
+from .kernel import coq_options, exit_code, kernel_checks
 
 
 @main.command("report")
@@ -24,22 +25,27 @@ from .check import claim_option, jobs_option, lock_option, read_lock, regression
 @lock_option
 @jobs_option
 @claim_option
-def report_cmd(fmt, output, summary, lock_path, jobs, claim_ids):
+@coq_options
+def report_cmd(fmt, output, summary, lock_path, jobs, claim_ids, coq, coq_dir):
     """A report a reviewer can paste: statement, reading, verdict, typeset counterexample, replay command.
 
     It replays the locked counterexamples and reruns the locked search first, so the report
-    shows what was just reproduced; the exit code is that of `verify check`.
+    shows what was just reproduced; the exit code is that of `verify check`. With --coq each
+    counterexample is also proved in Coq, and the report says whether coqc accepted the proof.
     """
     claims = selected_claims(claim_ids)
     if summary:
         if fmt != "markdown":
             raise UsageFailure("--summary is a markdown table: use it with --format markdown")
+        if coq:
+            raise UsageFailure("--summary replays nothing, so it kernel-checks nothing: drop --coq or --summary")
         _write(summary_table(summary_rows(claims, read_lock(lock_path))), output)
         return
     reg = regression(lock_path, quiet=False, jobs=jobs, claims=claims if claim_ids else None)
-    _write(REPORT_FORMATS[fmt](sections(claims, reg), reg), output)
+    kernel = kernel_checks([r.path for o in reg.outcomes for r in o.replays], coq, coq_dir, jobs)
+    _write(REPORT_FORMATS[fmt](sections(claims, reg, kernel), reg), output)
     check_report.print_regression(err_console(), reg)
-    sys.exit(reg.exit_code)
+    sys.exit(exit_code(kernel, reg.exit_code, max(reg.exit_code, 1)))
 
 
 def _write(text: str, output: Path | None) -> None:

@@ -16,7 +16,7 @@ from html import escape
 from latex2mathml.converter import convert as latex_to_mathml
 
 from .latex import counterexample_math
-from .report_data import Item, Section, found_now, heading, item_label, replay_command, search_command, search_summary, verdict_label
+from .report_data import Item, Section, found_now, heading, item_label, kernel_status, replay_command, search_command, search_summary, verdict_label
 
 CSS = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 60em; padding: 0 1em; color: #222; }
@@ -137,11 +137,13 @@ def _item(item: Item, reg) -> str:
         cells = _cells(doc["vars"])
         out.append(f"<p>Counterexample ({escape(dims)}; {'shrunk; ' if doc.get('shrunk') else ''}"
                    f"certified by {escape(r.certificate.detail or r.certificate.method)}):</p><div class=\"cx\">{cells}</div>")
+        kernel = kernel_status(item, r.path)
         out.append("<dl>"
                    f"<dt>lhs <code>{escape(part.lhs_text)}</code></dt><dd>{number(r.lhs)}</dd>"
                    f"<dt>rhs <code>{escape(part.rhs_text)}</code></dt><dd>{number(r.rhs)}</dd>"
                    f"<dt>margin (rhs \u2212 lhs)</dt><dd>{number(r.margin)}</dd>"
-                   f"<dt>replay</dt><dd><code>{escape(replay_command(path))}</code></dd></dl>")
+                   f"<dt>replay</dt><dd><code>{escape(replay_command(path))}</code></dd>"
+                   + ("" if kernel is None else f"<dt>Coq</dt><dd>{escape(kernel)}</dd>") + "</dl>")
         out.append(f"<details><summary>LaTeX</summary><pre>{escape(counterexample_math(r))}</pre></details>")
     if o.result is not None:
         out.append(f"<p>{escape(search_summary(item))}.</p>")

@@ -15,7 +15,7 @@ import re
 import unicodedata
 
 from ..store import Replay
-from .report_data import Item, Section, found_now, greek, heading, item_label, replay_command, search_command, search_summary, verdict_label
+from .report_data import Item, Section, found_now, greek, heading, item_label, kernel_status, replay_command, search_command, search_summary, verdict_label
 
 _SPECIAL = {"\\": r"\ensuremath{\backslash}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
             "~": r"\~{}", "^": r"\^{}",
@@ -164,10 +164,11 @@ def _value_items(check, lhs, rhs, margin) -> list[str]:
     ]
 
 
-def replay_snippet(r: Replay, in_document: bool = False) -> str:
+def replay_snippet(r: Replay, in_document: bool = False, kernel: str | None = None) -> str:
     """The one-counterexample LaTeX of ``verify replay FILE --format latex`` (needs only amsmath).
 
-    ``in_document``: for the report, whose preamble defines the line-fitting display.
+    ``in_document``: for the report, whose preamble defines the line-fitting display;
+    ``kernel``: what Coq made of the file, when the report ran with --coq.
     """
     check = r.loaded.check
     claim = check.claim
@@ -193,6 +194,7 @@ def replay_snippet(r: Replay, in_document: bool = False) -> str:
         lines += [rf"\noindent${tex_name(k)} = {inline_number(doc['vars'][k])}$\par" for k in doc["vars"] if k in long]
     lines += [r"\begin{itemize}", *_value_items(check, r.lhs, r.rhs, r.margin),
               rf"  \item certificate: {escape(r.certificate.detail or r.certificate.status)}",
+              *([] if kernel is None else [rf"  \item Coq: {escape(kernel)}"]),
               r"\end{itemize}",
               rf"Replay: {tt(replay_command(r.path))}\par", r"\endgroup"]
     return "\n".join(lines) + "\n"
@@ -214,7 +216,7 @@ def _item(item: Item, reg) -> list[str]:
     if o.drift:
         out.append(rf"\textbf{{Drift from the lock}} (locked {escape(o.locked or '-')}): {escape(o.change)}. {escape(o.detail)}\par")
     for r in o.replays:
-        out.append(replay_snippet(r, in_document=True))
+        out.append(replay_snippet(r, in_document=True, kernel=kernel_status(item, r.path)))
     if o.result is not None:
         out.append(escape(search_summary(item)) + r".\par")
         cx = found_now(item)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .latex import counterexample_math, tex_assignments
 from .numbers import fmt
-from .report_data import Item, Section, SummaryRow, found_now, heading, item_label, replay_command, search_command, search_summary, verdict_label
+from .report_data import Item, Section, SummaryRow, found_now, heading, item_label, kernel_status, replay_command, search_command, search_summary, verdict_label
 
 SUMMARY_COMMAND = "verify report --format markdown --summary"
 _INPUTS_WIDTH = 150  # characters of a counterexample's inputs shown in the table; the file has them all
@@ -37,8 +37,11 @@ def _item(item: Item, reg) -> list[str]:
             f"- rhs {_code(part.rhs_text)} = `{r.rhs}`",
             f"- margin (rhs \u2212 lhs; {'<= 0' if item.check.strict else '< 0'} is a violation) = `{r.margin}`",
             f"- replay: `{replay_command(path)}`",
-            "",
         ]
+        kernel = kernel_status(item, r.path)
+        if kernel is not None:
+            out.append(f"- Coq: {kernel}")
+        out.append("")
     if o.result is not None:
         out += [search_summary(item) + ".", ""]
         cx = found_now(item)

@@ -7,9 +7,10 @@ reviewer reads is what the replay and the locked search just reproduced.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from ..claims import Check, Claim
+from ..coq.runner import KERNEL_CHECKED, NOT_EXPORTED, REJECTED, KernelCheck
 from ..lock import Lock, LockEntry
 from ..regression import Outcome, Regression
 from ..store import read_document
@@ -21,6 +22,7 @@ from .numbers import fmt
 class Item:
     check: Check
     outcome: Outcome
+    kernel: Mapping[str, KernelCheck] | None = None  # with --coq: each replayed file's kernel check, by path
 
     @property
     def latex(self) -> str:
@@ -37,11 +39,12 @@ class Section:
     items: tuple[Item, ...]
 
 
-def sections(claims: Iterable[Claim], reg: Regression) -> list[Section]:
+def sections(claims: Iterable[Claim], reg: Regression, kernel: Iterable[KernelCheck] | None = None) -> list[Section]:
     by_key = {o.key: o for o in reg.outcomes}
+    by_file = None if kernel is None else {k.file: k for k in kernel}
     out = []
     for claim in claims:
-        items = tuple(Item(ch, by_key[ch.key]) for ch in claim.checks() if ch.key in by_key)
+        items = tuple(Item(ch, by_key[ch.key], by_file) for ch in claim.checks() if ch.key in by_key)
         if items:
             out.append(Section(claim, items))
     return out
@@ -90,6 +93,20 @@ def item_label(item: Item) -> str:
 
 def verdict_label(v: str | None) -> str:
     return (v or "-").upper()
+
+
+def kernel_status(item: Item, path: str) -> str | None:
+    """What Coq made of the counterexample file at ``path``; None when the report ran without --coq."""
+    k = None if item.kernel is None else item.kernel.get(path)
+    if k is None:
+        return None
+    if k.status == KERNEL_CHECKED:
+        return "kernel-checked by Coq (coqc)"
+    if k.status == NOT_EXPORTED:
+        return f"not exported: {k.reason}"
+    if k.status == REJECTED:
+        return "Coq rejected the proof"
+    return f"Coq did not finish: {k.reason}"
 
 
 def replay_command(path: str) -> str:
