@@ -20,20 +20,23 @@ from __future__ import annotations
 
 import dataclasses
 import time
+import warnings
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
+import scipy.optimize
 
 from .certify import Certifier, decimal_string
 from .claims import Check
-from .contexts import BallContext, ExactContext, NotRational, to_fraction
+from .contexts import BallContext, ExactContext, FloatContext, NotRational, to_fraction
 from .engine import SearchConfig, _exact_strings, run_check
 from .results import Verdict
-from .sampling import arb_endpoint_to_fmpq, exactify
+from .sampling import arb_endpoint_to_fmpq, exactify, project
 from .shrink import Shrinker
 
 EXACT = ExactContext()
+FLOAT = FloatContext()
 #: past the round limit, rounds go on while each still moves the bound by more than this
 #: fraction of it (a constant reached by slow steps, 4.5 then 4.9 then 5, is not cut short)
 MIN_GAIN = Fraction(1, 100)
@@ -57,6 +60,8 @@ class RatioWitness:
     method: str  # exact | interval
     lhs: str
     rhs: str
+    #: the enclosure's other end (upper for <=, lower for >=): the true ratio lies between the two
+    far_end: Fraction | None = None
 
     @property
     def unbounded(self) -> bool:
@@ -134,6 +139,7 @@ def certified_ratio(check: Check, data, dims, certifier: Certifier) -> RatioWitn
         lhs, rhs = _sides(EXACT, check, data, dims)
         pairs = [(to_fraction(a), to_fraction(b)) for a, b in zip(lhs, rhs)]
         method = "exact"
+        far = None
         zero = next(((a, b) for a, b in pairs if b == 0 and failing_at_zero(a)), None)
         if zero is not None:
             r, a, b = None, *zero
@@ -142,6 +148,7 @@ def certified_ratio(check: Check, data, dims, certifier: Certifier) -> RatioWitn
             if not ratios:
                 return None
             r, a, b = max(ratios) if sense > 0 else min(ratios)
+        far = r
         lhs_s, rhs_s = decimal_string(a, certifier.dps), decimal_string(b, certifier.dps)
     except NotRational:
         ball = BallContext(int(certifier.dps * 3.33) + 32)
@@ -149,6 +156,7 @@ def certified_ratio(check: Check, data, dims, certifier: Certifier) -> RatioWitn
         method = "interval"
         with ball.precision():
             zero = next(((a, b) for a, b in zip(lhs, rhs) if b.is_zero() and (a.lower() > 0 if sense > 0 else a.upper() < 0)), None)
+            far = None
             if zero is not None:
                 r, a, b = None, *zero
             else:
@@ -157,13 +165,22 @@ def certified_ratio(check: Check, data, dims, certifier: Certifier) -> RatioWitn
                     return None
                 if sense > 0:
                     q, a, b = max(ratios, key=lambda t: t[0].lower())
-                    end = arb_endpoint_to_fmpq(q, "lower")
+                    near_side, far_side = "lower", "upper"
                 else:
                     q, a, b = min(ratios, key=lambda t: t[0].upper())
-                    end = arb_endpoint_to_fmpq(q, "upper")
+                    near_side, far_side = "upper", "lower"
+                try:
+                    end = arb_endpoint_to_fmpq(q, near_side)
+                except ValueError:  # an unbounded ball says nothing at this point
+                    return None
                 r = Fraction(int(end.p), int(end.q))
+                try:
+                    other = arb_endpoint_to_fmpq(q, far_side)
+                    far = Fraction(int(other.p), int(other.q))
+                except ValueError:
+                    far = None
         lhs_s, rhs_s = a.str(certifier.dps // 2), b.str(certifier.dps // 2)
-    return RatioWitness(dict(dims), {k: _exact_strings(v) for k, v in data.items()}, r, method, lhs_s, rhs_s)
+    return RatioWitness(dict(dims), {k: _exact_strings(v) for k, v in data.items()}, r, method, lhs_s, rhs_s, far)
 
 
 def _sides(ctx, check, data, dims):
@@ -201,31 +218,50 @@ def tighten(check: Check, config: SearchConfig = SearchConfig(), max_rounds: int
         if k >= max_rounds and not (gain is not None and gain > MIN_GAIN):
             limit_hit = True
             break
-        result = run_check(scaled(check, constant), dataclasses.replace(config, seed=config.seed + k))
+        # unshrunk: the shrinker trades ratio for simplicity, down to just past the constant
+        result = run_check(scaled(check, constant), dataclasses.replace(config, seed=config.seed + k, shrink=False))
         total += result.stats.evaluations
         last = result
-        # the best ratio seen: certified at the float search's best point, so it is a real value
-        if result.stats.max_ratio_point is not None:
-            w = _witness_from(check, result.stats.max_ratio_point, certifier)
-            if w is not None and not w.unbounded and (best_seen is None or _better(sense, w.ratio, best_seen.ratio)):
-                best_seen = w
-        ratio = None
+        found = None
         if result.verdict is Verdict.REFUTED and result.counterexample is not None:
-            w = certified_ratio(check, _exact_data(check, result.counterexample.vars), result.counterexample.dims, certifier)
-            if w is not None and w.unbounded:
-                witness = w
+            found = certified_ratio(check, _exact_data(check, result.counterexample.vars), result.counterexample.dims, certifier)
+            if found is not None and found.unbounded:
+                witness = found
                 rounds.append(TightenRound(constant, result.verdict.value, result.stats.evaluations, round(result.seconds, 4), None))
                 break
-            if w is not None and _better(sense, w.ratio, constant):
-                ratio = w.ratio
-                witness = w
+        # the best ratio seen: certified at the float search's best point (moved onto the
+        # hypotheses exactly when the float point lies just outside them), so it is a real bound
+        if result.stats.max_ratio_point is not None:
+            anchor = found if found is not None else (witness if witness is not None and not witness.unbounded else None)
+            seen = _witness_from(check, result.stats.max_ratio_point, certifier, anchor)
+            if seen is not None and not seen.unbounded and (best_seen is None or _better(sense, seen.ratio, best_seen.ratio)):
+                best_seen = seen
+        if found is not None and not found.unbounded:
+            found = _climbed(check, _at_simpler_rationals(check, found, certifier), certifier)
+        step = None
+        if found is not None and _better(sense, found.ratio, constant):
+            step = found
+        if best_seen is not None and _better(sense, best_seen.ratio, constant) and (step is None or _better(sense, best_seen.ratio, step.ratio)):
+            step = best_seen
+        if step is not None:
+            ratio = step.ratio
+            if witness is None or _better(sense, ratio, witness.ratio):
+                witness = step
+            # a ball's end lies a rounding beyond the witness's true ratio, so the witness itself
+            # would fail the next round by that rounding and be found again; step past it
+            following = ratio if step.method == "exact" else ratio + sense * ROUNDING * (1 + abs(ratio))
+        elif found is not None and found.far_end is not None and _better(sense, found.far_end, constant):
+            # refuted at a point whose ratio's enclosure straddles the constant: the ratio lies
+            # in the enclosure, so the constant moves past its far end and the round keeps its ratio
+            ratio = found.ratio
+            following = found.far_end + sense * ROUNDING * (1 + abs(found.far_end))
+        else:
+            ratio = None
         rounds.append(TightenRound(constant, result.verdict.value, result.stats.evaluations, round(result.seconds, 4), ratio))
         if ratio is None:
             break
-        gain = abs(ratio - constant) / max(abs(constant), Fraction(1, 10**12))
-        # a ball's end lies a rounding beyond the witness's true ratio, so the witness itself
-        # would fail the next round by that rounding and be found again; step past it
-        constant = ratio if witness.method == "exact" else ratio + sense * ROUNDING * (1 + abs(ratio))
+        gain = abs(following - constant) / max(abs(constant), Fraction(1, 10**12))
+        constant = following
     else:
         limit_hit = True
     no_constant = witness is not None and witness.unbounded
@@ -276,14 +312,116 @@ def _exact_data(check: Check, vars_: dict) -> dict:
     return out
 
 
-def _witness_from(check: Check, best_point: dict, certifier: Certifier) -> RatioWitness | None:
+def _witness_from(check: Check, best_point: dict, certifier: Certifier, anchor: RatioWitness | None = None) -> RatioWitness | None:
+    """The certified ratio at the float search's best point, or at the nearest exact point the
+    hypotheses accept: the float search keeps points that pass a non-strict hypothesis within
+    its float tolerance, so where the largest ratio sits on the hypothesis's boundary every kept
+    point may lie just outside it."""
     dims = best_point["dims"]
     data = {k: np.asarray([v], dtype=float) for k, v in best_point["vars"].items()}
     try:
         exact = exactify(check, data, 0, dims)
     except ValueError:
         return None
-    return certified_ratio(check, exact, dims, certifier)
+    witness = certified_ratio(check, exact, dims, certifier)
+    if witness is not None:
+        return witness
+    for denominator in SIMPLE_DENOMINATORS:
+        rounded = project(EXACT, check, {k: _limit_denominator(v, denominator) for k, v in exact.items()}, dims)
+        witness = certified_ratio(check, rounded, dims, certifier)
+        if witness is not None:
+            return witness
+    if anchor is None or anchor.unbounded or anchor.dims != dict(dims):
+        return None
+    return _toward(check, exact, _exact_data(check, anchor.vars), dims, certifier)
+
+
+#: denominators tried, finest first, to land a point just outside a hypothesis on its boundary
+SIMPLE_DENOMINATORS = tuple(10**k for k in range(9, 0, -1))
+#: halvings of the segment from an accepted point to the float point
+BISECTIONS = 60
+
+
+def _at_simpler_rationals(check: Check, witness: RatioWitness, certifier: Certifier) -> RatioWitness:
+    """The witness, or a nearby point of smaller denominators with a better certified ratio:
+    an extremum at a simple rational (a peak at x = y = 2, a vertex of a hypothesis) is met by
+    the float search only nearby, where the ratio falls short of it."""
+    sense = _sense(check)
+    data = _exact_data(check, witness.vars)
+    best = witness
+    for denominator in SIMPLE_DENOMINATORS:
+        rounded = project(EXACT, check, {k: _limit_denominator(v, denominator) for k, v in data.items()}, witness.dims)
+        candidate = certified_ratio(check, rounded, witness.dims, certifier)
+        if candidate is not None and not candidate.unbounded and _better(sense, candidate.ratio, best.ratio):
+            best = candidate
+    return best
+
+
+def _climbed(check: Check, witness: RatioWitness, certifier: Certifier) -> RatioWitness:
+    """The witness, or a better one from a local float ascent of lhs/rhs under the hypotheses
+    (SLSQP), brought back to an exact point: rounded to simple rationals, or moved along the
+    segment toward the witness until the exact check accepts it.  Each round's search stops at
+    its first violation, just past the constant; the ascent covers the rest of the way."""
+    sense = _sense(check)
+    data = _exact_data(check, witness.vars)
+    shapes = {k: v.shape for k, v in data.items()}
+    start = np.concatenate([np.asarray(np.vectorize(lambda x: float(to_fraction(x)))(v), dtype=float).ravel() for v in data.values()])
+
+    def point(z):
+        out, i = {}, 0
+        for k, shape in shapes.items():
+            size = int(np.prod(shape))
+            out[k] = z[i : i + size].reshape(shape)
+            i += size
+        return out
+
+    def evaluation(z):
+        with np.errstate(all="ignore"):
+            return check.evaluate(FLOAT, point(z), witness.dims)
+
+    def objective(z):
+        ev = evaluation(z)
+        lhs, rhs = np.ravel(ev.lhs)[0], np.ravel(ev.rhs)[0]
+        value = -sense * lhs / rhs if rhs > 0 else np.inf
+        return float(value) if np.isfinite(value) else 1e300
+
+    constraints = [{"type": "ineq", "fun": lambda z, j=j: float(np.ravel(evaluation(z).hypotheses[j])[0])} for j in range(len(check.hypotheses))]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ascent = scipy.optimize.minimize(objective, start, method="SLSQP", constraints=constraints, options={"maxiter": 200})
+        top = exactify(check, {k: np.asarray(v, dtype=float) for k, v in point(ascent.x).items()}, 0, witness.dims)
+    except (ValueError, ArithmeticError, IndexError):
+        return witness
+    best = witness
+    for denominator in SIMPLE_DENOMINATORS:
+        rounded = project(EXACT, check, {k: _limit_denominator(v, denominator) for k, v in top.items()}, witness.dims)
+        candidate = certified_ratio(check, rounded, witness.dims, certifier) or _toward(check, rounded, data, witness.dims, certifier)
+        if candidate is not None and not candidate.unbounded and _better(sense, candidate.ratio, best.ratio):
+            best = candidate
+    return best
+
+
+def _limit_denominator(arr, denominator: int):
+    return np.vectorize(lambda x: EXACT.scalar(to_fraction(x).limit_denominator(denominator)), otypes=[object])(arr)
+
+
+def _toward(check: Check, outside: dict, inside: dict, dims, certifier: Certifier) -> RatioWitness | None:
+    """The accepted point furthest along the segment from ``inside`` to ``outside`` (bisection, exactly)."""
+
+    def at(t: Fraction) -> dict:
+        mix = np.vectorize(lambda a, b: EXACT.scalar(to_fraction(a) + t * (to_fraction(b) - to_fraction(a))), otypes=[object])
+        return {k: mix(inside[k], outside[k]) for k in outside}
+
+    low, high, best = Fraction(0), Fraction(1), None
+    for _ in range(BISECTIONS):
+        middle = (low + high) / 2
+        witness = certified_ratio(check, at(middle), dims, certifier)
+        if witness is None:
+            high = middle
+        else:
+            low, best = middle, witness
+    return best
 
 
 __all__ = ["tighten", "TightenResult", "TightenRound", "RatioWitness", "NotTightenable", "scaled", "certified_ratio"]

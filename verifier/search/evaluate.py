@@ -429,8 +429,14 @@ class ChunkSearch:
         return self.verified_max_ratio_point()[0]
 
     def verified_max_ratio_point(self):
-        """(largest lhs/rhs re-evaluated exactly or at dps digits, the float point where it is reached)."""
+        """(largest lhs/rhs re-evaluated exactly or at dps digits, the float point where it is reached).
+
+        When the exact check rejects every kept point (they sit just outside a non-strict
+        hypothesis, on whose boundary the largest ratio lies), the point is float64's best one,
+        with no ratio, for a caller to move onto the hypotheses exactly.
+        """
         best, where = None, None
+        rejected = None
         for _, point, dims in self.ratio_points:
             try:
                 exact = exactify(self.check, point, 0, dims)
@@ -438,6 +444,7 @@ class ChunkSearch:
                 if ev is None:
                     continue
                 if not _hypotheses_hold(ctx, self.check, ev, self.config.dps):
+                    rejected = {"dims": dict(dims), "vars": {k: np.asarray(v[0]).tolist() for k, v in point.items()}}
                     continue
                 lhs, rhs = ev.lhs[0], ev.rhs[0]
                 if self.check.part.relation in (">=", ">"):
@@ -448,7 +455,7 @@ class ChunkSearch:
                         best, where = r, {"dims": dict(dims), "vars": {k: np.asarray(v[0]).tolist() for k, v in point.items()}}
             except UNDEFINED_AT_POINT:
                 continue
-        return best, where
+        return best, where if best is not None else rejected
 
 
 # ----------------------------------------------------------------------------------------
