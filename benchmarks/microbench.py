@@ -27,7 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from lemmas import REGISTRY  # noqa: E402
 from verifier.certify import Certifier  # noqa: E402
-from verifier.engine import SearchConfig, _Search, run_check, tune_allocator  # noqa: E402
+from verifier.engine import SearchConfig, run_check, tune_allocator  # noqa: E402
+from verifier.search.evaluate import ChunkSearch  # noqa: E402
 from verifier.sampling import Sampler, exactify  # noqa: E402
 from verifier.store import parse_exact  # noqa: E402
 from benchmarks.baselines import Margin  # noqa: E402
@@ -35,7 +36,7 @@ from benchmarks.baselines import Margin  # noqa: E402
 
 def evaluation_rate(check, dims, batch, seconds):
     # rechecks and deep step off: this measures the float path (margin, hypotheses, filtering, elites) alone
-    search = _Search(check, SearchConfig(seed=0, budget=10**12, time_limit=10**6, max_rechecks=0, deep=False), None)
+    search = ChunkSearch(check, SearchConfig(seed=0, budget=10**12, time_limit=10**6, max_rechecks=0, deep=False), None)
     rng = np.random.default_rng(0)
     data = Sampler(check).sample(dims, rng, batch)
     search.evaluate(data, dims)  # warm-up

@@ -13,12 +13,14 @@ from __future__ import annotations
 import multiprocessing
 import os
 import time
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
 from .claims import Check
 from .engine import SearchConfig, run_check
+from .search import error_result as search_error_result
 from .executor import die_with_parent
 from .limits import available_cores
 from .lock import Lock, LockEntry, LockedSearch, file_sha256, relative_to_lock
@@ -149,11 +151,9 @@ def _check_search(entry, check, lock, progress, result, base, start) -> Outcome:
 
 
 def error_result(check: Check, config: SearchConfig, exc: Exception, seconds: float = 0.0) -> CheckResult:
-    """The row of a check that could not be run: it names the check and the exception."""
-    return CheckResult(claim=check.claim.id, part=check.part.name, reading=check.reading.name, verdict=Verdict.ERROR,
-                       seed=config.seed, dps=config.dps, budget=config.budget, kind=check.claim.kind, title=check.claim.title,
-                       statement=check.part.statement or check.claim.statement, relation=check.part.relation,
-                       seconds=seconds, stop_reason="the check raised", message=describe_error(exc))
+    """The row of a check that could not be run: the engine's error row, with a file error's own message."""
+    row = search_error_result(check, config, exc, "its check", seconds=seconds)
+    return dataclasses.replace(row, stop_reason="the check raised", message=describe_error(exc))
 
 
 def guarded_search(check: Check, config: SearchConfig, progress=None) -> CheckResult:

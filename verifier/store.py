@@ -225,14 +225,13 @@ class CounterexampleStore:
         """
         text = dumps_document(to_document(cx, statement, note))
         path = self.path_for(cx, name)
-        if path.parent.is_dir():  # a killed earlier save's temporaries go even when nothing new is written
-            remove_stale_temporaries(path.parent)
         if force:
             write_atomic(path, text)
             return path
         candidate, n = path, 1
         while candidate.exists():
             if _same_evidence(candidate, text):
+                remove_stale_temporaries(candidate.parent)  # nothing is written, so no write cleans a killed save's leftovers
                 return candidate
             n += 1
             candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")

@@ -30,7 +30,8 @@ import scipy.optimize
 from .certify import Certifier, decimal_string
 from .claims import Check
 from .contexts import BallContext, ExactContext, FloatContext, NotRational, to_fraction
-from .engine import SearchConfig, _exact_strings, run_check
+from .engine import SearchConfig, run_check
+from .search import exact_strings
 from .results import Verdict
 from .sampling import arb_endpoint_to_fmpq, exactify, project
 from .shrink import Shrinker
@@ -180,7 +181,7 @@ def certified_ratio(check: Check, data, dims, certifier: Certifier) -> RatioWitn
                 except ValueError:
                     far = None
         lhs_s, rhs_s = a.str(certifier.dps // 2), b.str(certifier.dps // 2)
-    return RatioWitness(dict(dims), {k: _exact_strings(v) for k, v in data.items()}, r, method, lhs_s, rhs_s, far)
+    return RatioWitness(dict(dims), {k: exact_strings(v) for k, v in data.items()}, r, method, lhs_s, rhs_s, far)
 
 
 def _sides(ctx, check, data, dims):
