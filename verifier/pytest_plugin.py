@@ -47,6 +47,9 @@ class ClaimItem(pytest.Item):
         self.lock, self.entry, self.check = lock, entry, check
         self.add_marker(pytest.mark.claims)
 
+    def setup(self):
+        _name_junit_case(self)
+
     def runtest(self):
         from .regression import GONE, NOT_LOCKED, check_entry
 
@@ -74,6 +77,30 @@ class ClaimItem(pytest.Item):
             return self.path, None, f"claim {self.name}"
         return where[0], where[1] - 1, f"claim {self.name}"
 
+
+
+def _name_junit_case(item: ClaimItem) -> None:
+    """Under ``pytest --junitxml`` give the case the classname ``verify check --junit`` gives it.
+
+    pytest derives a classname from the node id, whose file part is ``claims.lock``: every claim
+    of every paper would land in one class called ``claims.lock`` (a package ``claims`` to a CI
+    viewer).  Attributes set before the report is written take precedence over pytest's own.
+    """
+    try:
+        from _pytest.junitxml import xml_key
+    except ImportError:  # pragma: no cover - a pytest without its junitxml plugin
+        return
+    xml = item.config.stash.get(xml_key, None)
+    if xml is None:
+        return
+    from types import SimpleNamespace
+
+    from .reporters.junit import class_name
+
+    source = item.entry if item.entry is not None else item.check
+    paper = source.paper if item.entry is not None else source.claim.paper
+    claim = source.claim if item.entry is not None else source.claim.id
+    xml.node_reporter(item.nodeid).add_attribute("classname", class_name(SimpleNamespace(paper=paper, claim=claim)))
 
 
 def _project(config):

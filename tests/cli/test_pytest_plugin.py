@@ -61,3 +61,14 @@ def test_paths_narrow_the_claim_tests(project):
     assert "1 passed" in r.stdout and "claims.lock::" not in r.stdout
     r = pytest_in(project, "--claims", ".", "-k", "4.1 and adversarial", "-vv")
     assert r.returncode == 0 and "4.1 part main [adversarial] PASSED" in r.stdout, r.stdout + r.stderr
+
+
+def test_junitxml_names_a_case_like_verify_check(project, tmp_path):
+    """pytest's own --junitxml gives each claim the classname `verify check --junit` gives it."""
+    import xml.etree.ElementTree as ET
+
+    report = tmp_path / "junit.xml"
+    r = pytest_in(project, "--claims", "-k", "4.1 and adversarial", f"--junitxml={report}")
+    assert r.returncode == 0, r.stdout + r.stderr
+    cases = ET.parse(report).getroot().iter("testcase")
+    assert [(c.get("classname"), c.get("name")) for c in cases] == [("alman-song-2025 4_1", "4.1 part main [adversarial]")]
