@@ -187,6 +187,29 @@ def domain_of(var: Variable) -> Domain | None:
     return getattr(var, "domain", None)
 
 
+def kind_text(var: Variable, dims=None) -> str:
+    """The variable's kind as a stored file and ``verify show`` state it.
+
+    ``stochastic(n x m, n=2, m=3)`` with dims (a stored file), ``stochastic`` without (next to
+    the shape); ``real`` for a variable of no kind (its box, ball or bound functions are the
+    claim's, not a set's); ``derived(3 - a - b)`` for a derived variable.
+    """
+    dom = domain_of(var)
+    if isinstance(dom, DerivedValue):
+        return f"derived({dom.text})" if dom.text else "derived"
+    name = "real" if dom is None else dom.kind
+    args = []
+    if dims is not None and var.shape:
+        args = [" x ".join(var.shape)] + [f"{s}={dims[s]}" for s in dict.fromkeys(var.shape)]
+    if isinstance(dom, UnitSphere):
+        args.append(f"norm={dom.norm}")
+    return f"{name}({', '.join(args)})" if args else name
+
+
+def variable_kinds(variables, dims) -> dict[str, str]:
+    return {var.name: kind_text(var, dims) for var in variables}
+
+
 def membership_errors(check, data, dims, ctx) -> tuple[str, str] | None:
     """The first variable of an exact point that is off its set: (name, reason), or None."""
     values = check.values(data, dims)
@@ -203,4 +226,4 @@ def membership_errors(check, data, dims, ctx) -> tuple[str, str] | None:
     return None
 
 
-__all__ = ["Simplex", "Stochastic", "UnitVector", "Ordered", "Orthogonal", "Derived", "Domain", "domain_of", "membership_errors"]
+__all__ = ["Simplex", "Stochastic", "UnitVector", "Ordered", "Orthogonal", "Derived", "Domain", "domain_of", "kind_text", "membership_errors", "variable_kinds"]
