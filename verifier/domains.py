@@ -109,6 +109,22 @@ class OrthogonalMatrix(Domain):
         return [Hypothesis(f"{var.name}\u1d40{var.name} = I exactly", gap)]
 
 
+class IrrationalDerivedValue(Exception):
+    """A derived variable's definition left the rationals at a point the search must certify.
+
+    Not a ValueError or ArithmeticError: those mark one bad candidate, which the search
+    skips; this is the claim's definition, and no point of it can be certified.
+    """
+
+    def __init__(self, var: Variable, text: str, reason: str):
+        self.variable = var.name
+        what = f"{var.name} = {text}" if text else var.name
+        super().__init__(
+            f"Derived {what} is irrational at the points the search certifies ({reason}); a certificate "
+            f"needs every variable exactly: define {var.name} with + - * / only, or parametrise its set "
+            "rationally (a point of a sphere: UnitVector)")
+
+
 @dataclass(frozen=True)
 class DerivedValue(Domain):
     """A variable defined by the earlier ones: its value is ``fn(ctx, v)``, checked exactly."""
@@ -174,8 +190,9 @@ def Derived(name: str, fn, lo: float | None = None, hi: float | None = None, tex
     """A variable defined by the earlier ones, ``fn(ctx, v)`` (``c = 3 - a - b``).
 
     It is shown and stored with a counterexample like any variable; ``lo``/``hi`` and the
-    defining equation are hypotheses checked exactly.  ``fn`` must stay rational (+ - * /)
-    for certificates to be exact.
+    defining equation are hypotheses checked exactly.  ``fn`` must stay rational (+ - * /):
+    a stored point is exact, and a search that meets an irrational value (a ``sqrt``)
+    stops with :class:`IrrationalDerivedValue`, naming the variable.
     """
     _check_name(name)
     if not callable(fn):
@@ -226,4 +243,4 @@ def membership_errors(check, data, dims, ctx) -> tuple[str, str] | None:
     return None
 
 
-__all__ = ["Simplex", "Stochastic", "UnitVector", "Ordered", "Orthogonal", "Derived", "Domain", "domain_of", "kind_text", "membership_errors", "variable_kinds"]
+__all__ = ["Simplex", "Stochastic", "UnitVector", "Ordered", "Orthogonal", "Derived", "Domain", "IrrationalDerivedValue", "domain_of", "kind_text", "membership_errors", "variable_kinds"]
