@@ -174,6 +174,8 @@ def print_claim(console: Console, claim: Claim) -> None:
             dom.append(f"\u2265 {v.lower_text}")
         if v.upper_text:
             dom.append(f"\u2264 {v.upper_text}")
+        if v.domain is not None:
+            dom.extend(h.text for h in v.domain.hypotheses(v))
         table.add_row(Text(v.name + scope), " x ".join(v.shape) or "scalar", kind_text(v), ", ".join(dom) or "real")
     console.print(table)
     console.print("dims: " + ", ".join(f"{d.name} in {d.lo}..{d.hi}" for d in claim.dims))
