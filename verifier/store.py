@@ -45,6 +45,8 @@ class CounterexampleFileError(Exception):
 
 # ---------------------------------------------------------------------------- writing
 def to_document(cx: Counterexample, statement: str = "", note: str = "") -> dict:
+    # the set each variable lies on: replay refuses a file whose claim now states another
+    kinds = {"kinds": dict(cx.kinds)} if cx.kinds else {}
     doc = {
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
@@ -55,8 +57,7 @@ def to_document(cx: Counterexample, statement: str = "", note: str = "") -> dict
         "reading": cx.reading,
         "statement": statement,
         "dims": dict(cx.dims),
-        # the set each variable lies on: replay refuses a file whose claim now states another
-        "kinds": dict(cx.kinds),
+        **kinds,
         "vars": cx.vars,
         "lhs": cx.lhs,
         "rhs": cx.rhs,
