@@ -227,6 +227,28 @@ def variable_kinds(variables, dims) -> dict[str, str]:
     return {var.name: kind_text(var, dims) for var in variables}
 
 
+#: sampled points tried before a search for a derived variable that leaves the rationals
+#: (some hit a vertex, where a sqrt may happen to be rational)
+DERIVED_PROBES = 32
+
+
+def refuse_irrational_derived(check, seed: int = 0) -> None:
+    """Raise :class:`IrrationalDerivedValue` before a search whose derived variables leave the
+    rationals at a sampled point, so a true claim fails as clearly as a false one, at once."""
+    if not any(isinstance(domain_of(v), DerivedValue) for v in check.variables):
+        return
+    from .sampling import Sampler, exactify
+
+    dims = {d.name: d.lo for d in check.dims}
+    with np.errstate(all="ignore"):
+        data = Sampler(check).sample(dims, np.random.default_rng(seed), DERIVED_PROBES)
+    for i in range(DERIVED_PROBES):
+        try:
+            exactify(check, data, i, dims)
+        except (ValueError, ArithmeticError):  # outside the definition's domain, or not finite: no verdict on it
+            continue
+
+
 def membership_errors(check, data, dims, ctx) -> tuple[str, str] | None:
     """The first variable of an exact point that is off its set: (name, reason), or None."""
     values = check.values(data, dims)
@@ -243,4 +265,4 @@ def membership_errors(check, data, dims, ctx) -> tuple[str, str] | None:
     return None
 
 
-__all__ = ["Simplex", "Stochastic", "UnitVector", "Ordered", "Orthogonal", "Derived", "Domain", "IrrationalDerivedValue", "domain_of", "kind_text", "membership_errors", "variable_kinds"]
+__all__ = ["Simplex", "Stochastic", "UnitVector", "Ordered", "Orthogonal", "Derived", "Domain", "IrrationalDerivedValue", "domain_of", "refuse_irrational_derived", "kind_text", "membership_errors", "variable_kinds"]

@@ -46,11 +46,13 @@ def test_true_claim_of_each_kind_survives(kind, seed):
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_a_derived_variable_that_leaves_the_rationals_fails_clearly(seed):
-    """c = sqrt(k - a^2 - b^2) cannot be stored exactly: the run stops with one message that
-    names c and says what to do, and certifies nothing (the claim is false, but a float
-    violation is no certificate)."""
-    result = run_check(irrational_derived(seed).checks()[0], SearchConfig(seed=seed, budget=5_000))
+@pytest.mark.parametrize("holds", [False, True])
+def test_a_derived_variable_that_leaves_the_rationals_fails_clearly(seed, holds):
+    """c = sqrt(k - a^2 - b^2) cannot be stored exactly: before any search, true claim or
+    false, the run stops with one message that names c and says what to do, and certifies
+    nothing (a float violation is no certificate)."""
+    result = run_check(irrational_derived(seed, holds).checks()[0], SearchConfig(seed=seed, budget=5_000))
     assert result.verdict.value == "error" and result.counterexample is None
+    assert result.stats.evaluations == 0
     assert "Derived c = sqrt(" in result.message and "+ - * / only" in result.message
     assert "\n" not in result.message

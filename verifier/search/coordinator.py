@@ -22,7 +22,7 @@ import numpy as np
 from ..certify import Certificate, decimal_string
 from ..claims import Check
 from ..contexts import ExactContext, MPContext, NotRational
-from ..domains import variable_kinds
+from ..domains import refuse_irrational_derived, variable_kinds
 from ..executor import SerialExecutor, make_executor, registered_check
 from ..results import CheckResult, Counterexample, FoundBy, RunResult, SearchStats, Verdict
 from ..sampling import fractions_of
@@ -128,6 +128,7 @@ def run_check(check: Check, config: SearchConfig = SearchConfig(), progress: Pro
     search = None
     where = "building its sampler"
     try:
+        refuse_irrational_derived(check, config.seed)
         search = Coordinator(check, config, progress, executor)
         where = "the search"
         try:
