@@ -72,3 +72,13 @@ def test_files_written_before_kinds_were_stored_still_replay(tmp_path):
     old.write_text(json.dumps(doc))
     r = CliRunner().invoke(main, ["replay", str(old)])
     assert r.exit_code == 1, r.stderr
+
+
+def test_replay_shows_the_kinds(pack, tmp_path):
+    r = CliRunner().invoke(main, ["lemma", "--pack", pack, "col-norm", "--budget", "20000", "--save", "--store", str(tmp_path / "cx"), "--json"])
+    saved = json.loads(r.stdout)[0]["counterexample"]["file"]
+    n = json.loads(open(saved).read())["dims"]["n"]
+    r = CliRunner().invoke(main, ["replay", "--pack", pack, saved])
+    assert r.exit_code == 1 and f"P  stochastic(n x n, n={n})" in r.stderr
+    r = CliRunner().invoke(main, ["replay", "--pack", pack, saved, "--json"])
+    assert json.loads(r.stdout)["kinds"]["P"] == f"stochastic(n x n, n={n})"
