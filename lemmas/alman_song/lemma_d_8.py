@@ -39,6 +39,12 @@ X V stays: n = 1 forces P = (1) and the counterexample above refutes both parts;
 X with first row (1, 1) (the others in [-1, 1]) and any P whose first row is one-hot on it
 (P = I, say) does the same: row 1 of X + P X V is (1 + 2 eta)(1, 1).
 Expected: both parts refuted, at d >= 2; for d = 1 (narrowed in a test) both survive.
+
+What the search found (``any-attention``, seeds 0-4, default budget): both parts refuted
+with exact certificates at d = 2 after 4,096-8,192 evaluations, mostly at n = 1 as derived;
+part 1 on seeds 2 and 3 at n = 2 with one-hot rows, P = [[0, 1], [0, 1]] (both rows on one
+token) and [[0, 1], [1, 0]].  With d narrowed to 1 both parts survive (seeds 0-2), the
+largest ratio at most 1.
 """
 
 from verifier import Claim, Dim, Part, Reading, Scalar, Stochastic, Variable
