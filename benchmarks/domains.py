@@ -4,8 +4,9 @@
 
 For each kind, the share of the structured sampler's float samples that land on the set's
 boundary (as :func:`verifier.sampling.on_boundary` defines it) at dims 2, 3 and 5; for each
-generated claim family of ``tests/quality/domain_families.py``, the wall time and the number
-of evaluations until the first certificate (shrinking off), median and worst over seeds.
+generated claim family of ``tests/quality/domain_families.py`` and for the paper claims stated
+with a kind (Alman & Song D.8 ``any-attention``, Dong et al. ``l1``), the wall time and the
+number of evaluations until the first certificate (shrinking off), median and worst over seeds.
 """
 
 from __future__ import annotations
@@ -46,11 +47,29 @@ def boundary_shares(seeds):
         print(f"| {label} | {np.mean(shares):.0%} | {min(shares):.0%}-{max(shares):.0%} |")
 
 
+def _paper_checks():
+    """Paper claims stated with a kind: Alman & Song D.8 (any-attention) and Dong et al. (l1)."""
+    import importlib.util
+
+    from lemmas.alman_song.lemma_d_8 import claim as d8
+
+    path = os.path.join(os.path.dirname(__file__), "..", "examples", "attention-classics", "attention_classics", "row_stochastic_norm.py")
+    spec = importlib.util.spec_from_file_location("row_stochastic_norm", path)
+    dong = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(dong)
+    return {
+        "D.8 part 1 [any-attention]": lambda seed: d8.checks(part="1", reading="any-attention")[0],
+        "D.8 part 2 [any-attention]": lambda seed: d8.checks(part="2", reading="any-attention")[0],
+        "dong-P-norm [l1]": lambda seed: dong.claim.checks(reading="l1")[0],
+    }
+
+
 def first_certificates(seeds):
-    for name, make in REFUTED_FAMILIES.items():
+    families = {name: (lambda seed, make=make: make(seed).checks()[0]) for name, make in REFUTED_FAMILIES.items()}
+    for name, make_check in {**families, **_paper_checks()}.items():
         times, evals, refuted = [], [], 0
         for seed in range(seeds):
-            check = make(seed).checks()[0]
+            check = make_check(seed)
             start = time.perf_counter()
             result = run_check(check, SearchConfig(seed=seed, shrink=False))
             times.append(time.perf_counter() - start)

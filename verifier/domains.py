@@ -109,6 +109,22 @@ class OrthogonalMatrix(Domain):
         return [Hypothesis(f"{var.name}\u1d40{var.name} = I exactly", gap)]
 
 
+class IrrationalDerivedValue(Exception):
+    """A derived variable's definition left the rationals at a point the search must certify.
+
+    Not a ValueError or ArithmeticError: those mark one bad candidate, which the search
+    skips; this is the claim's definition, and no point of it can be certified.
+    """
+
+    def __init__(self, var: Variable, text: str, reason: str):
+        self.variable = var.name
+        what = f"{var.name} = {text}" if text else var.name
+        super().__init__(
+            f"Derived {what} is irrational at the points the search certifies ({reason}); a certificate "
+            f"needs every variable exactly: define {var.name} with + - * / only, or parametrise its set "
+            "rationally (a point of a sphere: UnitVector)")
+
+
 @dataclass(frozen=True)
 class DerivedValue(Domain):
     """A variable defined by the earlier ones: its value is ``fn(ctx, v)``, checked exactly."""
@@ -174,8 +190,9 @@ def Derived(name: str, fn, lo: float | None = None, hi: float | None = None, tex
     """A variable defined by the earlier ones, ``fn(ctx, v)`` (``c = 3 - a - b``).
 
     It is shown and stored with a counterexample like any variable; ``lo``/``hi`` and the
-    defining equation are hypotheses checked exactly.  ``fn`` must stay rational (+ - * /)
-    for certificates to be exact.
+    defining equation are hypotheses checked exactly.  ``fn`` must stay rational (+ - * /):
+    a stored point is exact, and a search that meets an irrational value (a ``sqrt``)
+    stops with :class:`IrrationalDerivedValue`, naming the variable.
     """
     _check_name(name)
     if not callable(fn):
@@ -185,6 +202,51 @@ def Derived(name: str, fn, lo: float | None = None, hi: float | None = None, tex
 
 def domain_of(var: Variable) -> Domain | None:
     return getattr(var, "domain", None)
+
+
+def kind_text(var: Variable, dims=None) -> str:
+    """The variable's kind as a stored file and ``verify show`` state it.
+
+    ``stochastic(n x m, n=2, m=3)`` with dims (a stored file), ``stochastic`` without (next to
+    the shape); ``real`` for a variable of no kind (its box, ball or bound functions are the
+    claim's, not a set's); ``derived(3 - a - b)`` for a derived variable.
+    """
+    dom = domain_of(var)
+    if isinstance(dom, DerivedValue):
+        return f"derived({dom.text})" if dom.text else "derived"
+    name = "real" if dom is None else dom.kind
+    args = []
+    if dims is not None and var.shape:
+        args = [" x ".join(var.shape)] + [f"{s}={dims[s]}" for s in dict.fromkeys(var.shape)]
+    if isinstance(dom, UnitSphere):
+        args.append(f"norm={dom.norm}")
+    return f"{name}({', '.join(args)})" if args else name
+
+
+def variable_kinds(variables, dims) -> dict[str, str]:
+    return {var.name: kind_text(var, dims) for var in variables}
+
+
+#: sampled points tried before a search for a derived variable that leaves the rationals
+#: (some hit a vertex, where a sqrt may happen to be rational)
+DERIVED_PROBES = 32
+
+
+def refuse_irrational_derived(check, seed: int = 0) -> None:
+    """Raise :class:`IrrationalDerivedValue` before a search whose derived variables leave the
+    rationals at a sampled point, so a true claim fails as clearly as a false one, at once."""
+    if not any(isinstance(domain_of(v), DerivedValue) for v in check.variables):
+        return
+    from .sampling import Sampler, exactify
+
+    dims = {d.name: d.lo for d in check.dims}
+    with np.errstate(all="ignore"):
+        data = Sampler(check).sample(dims, np.random.default_rng(seed), DERIVED_PROBES)
+    for i in range(DERIVED_PROBES):
+        try:
+            exactify(check, data, i, dims)
+        except (ValueError, ArithmeticError):  # outside the definition's domain, or not finite: no verdict on it
+            continue
 
 
 def membership_errors(check, data, dims, ctx) -> tuple[str, str] | None:
@@ -203,4 +265,4 @@ def membership_errors(check, data, dims, ctx) -> tuple[str, str] | None:
     return None
 
 
-__all__ = ["Simplex", "Stochastic", "UnitVector", "Ordered", "Orthogonal", "Derived", "Domain", "domain_of", "membership_errors"]
+__all__ = ["Simplex", "Stochastic", "UnitVector", "Ordered", "Orthogonal", "Derived", "Domain", "IrrationalDerivedValue", "domain_of", "refuse_irrational_derived", "kind_text", "membership_errors", "variable_kinds"]

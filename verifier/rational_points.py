@@ -29,8 +29,8 @@ from fractions import Fraction
 import numpy as np
 from flint import fmpq, fmpq_mat
 
-from .contexts import to_fraction
-from .domains import DerivedValue, OrderedEntries, OrthogonalMatrix, SimplexRows, UnitSphere, domain_of
+from .contexts import NotRational, to_fraction
+from .domains import DerivedValue, IrrationalDerivedValue, OrderedEntries, OrthogonalMatrix, SimplexRows, UnitSphere, domain_of
 
 #: denominators tried around a near-tie, smallest first (each a rung of convergents)
 DENOMINATORS = (2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 16, 20, 24, 32, 60, 100)
@@ -51,8 +51,11 @@ def project_exact(var, x, values):
     if dom is None:
         return x
     if isinstance(dom, DerivedValue):
-        with _exact_ctx().precision():
-            out = np.asarray(dom.fn(_exact_ctx(), values), dtype=object)
+        try:
+            with _exact_ctx().precision():
+                out = np.asarray(dom.fn(_exact_ctx(), values), dtype=object)
+        except NotRational as exc:
+            raise IrrationalDerivedValue(var, dom.text, str(exc)) from None
         return np.broadcast_to(out, np.shape(x)).copy() if np.ndim(out) < np.ndim(x) else out
     point = np.vectorize(q, otypes=[object])(np.asarray(x, dtype=object)[0])
     if isinstance(dom, SimplexRows):

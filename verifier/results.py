@@ -53,6 +53,7 @@ class Counterexample:
     found_by: FoundBy | None = None
     shrunk: bool = False
     derived: Mapping[str, Any] = field(default_factory=dict)  # Part.show, as exact strings
+    kinds: Mapping[str, str] = field(default_factory=dict)  # variable -> its kind, "stochastic(n x m, n=2, m=3)"
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,8 @@ class CounterexampleFileError(Exception):
 
 # ---------------------------------------------------------------------------- writing
 def to_document(cx: Counterexample, statement: str = "", note: str = "") -> dict:
+    # the set each variable lies on: replay refuses a file whose claim now states another
+    kinds = {"kinds": dict(cx.kinds)} if cx.kinds else {}
     doc = {
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
@@ -55,6 +57,7 @@ def to_document(cx: Counterexample, statement: str = "", note: str = "") -> dict
         "reading": cx.reading,
         "statement": statement,
         "dims": dict(cx.dims),
+        **kinds,
         "vars": cx.vars,
         "lhs": cx.lhs,
         "rhs": cx.rhs,
@@ -255,6 +258,8 @@ def _same_evidence(path: Path, text: str) -> bool:
     def core(doc):
         doc = dict(doc)
         doc.pop("tool_version", None)
+        if not has_kinds:  # written before files stated kinds: the same evidence all the same
+            doc.pop("kinds", None)
         if isinstance(doc.get("found_by"), dict):
             doc["found_by"] = {k: v for k, v in doc["found_by"].items() if k != "seconds"}
         return doc
@@ -263,6 +268,7 @@ def _same_evidence(path: Path, text: str) -> bool:
         old = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
+    has_kinds = isinstance(old, dict) and "kinds" in old
     return isinstance(old, dict) and core(old) == core(json.loads(text))
 
 
@@ -508,6 +514,7 @@ def load(path: str | os.PathLike, find_claim) -> LoadedCounterexample:
     extra = set(vars_doc) - {v.name for v in check.variables}
     if extra:
         raise CounterexampleFileError(path, f"vars.{sorted(extra)[0]}", "not a variable of this claim")
+    _check_kinds(path, doc, check, dims)
     # a point off its set (a row summing to 1 + 10^-30) is not an instance of the claim
     from .contexts import ExactContext
     from .domains import membership_errors
@@ -516,6 +523,27 @@ def load(path: str | os.PathLike, find_claim) -> LoadedCounterexample:
     if off_set is not None:
         raise CounterexampleFileError(path, f"vars.{off_set[0]}", off_set[1])
     return LoadedCounterexample(str(path), doc, check, dims, data)
+
+
+def _check_kinds(path, doc, check, dims) -> None:
+    """A file that states kinds must state the claim's: a Matrix edited into a Stochastic
+    (or back) is another claim.  Files written before kinds were stored state none."""
+    from .domains import variable_kinds
+
+    if "kinds" not in doc:
+        return
+    stored = doc["kinds"]
+    if not isinstance(stored, dict):
+        raise CounterexampleFileError(path, "kinds", "must be an object")
+    expected = variable_kinds(check.variables, dims)
+    for name, kind in expected.items():
+        if name not in stored:
+            raise CounterexampleFileError(path, f"kinds.{name}", f"missing; the claim states {kind!r}")
+        if stored[name] != kind:
+            raise CounterexampleFileError(path, f"kinds.{name}", f"the file states {stored[name]!r}, the claim states {kind!r}")
+    extra = set(stored) - set(expected)
+    if extra:
+        raise CounterexampleFileError(path, f"kinds.{sorted(extra)[0]}", "not a variable of this claim")
 
 
 def _exact_array(value, shape) -> np.ndarray:

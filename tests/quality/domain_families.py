@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from verifier import Claim, Derived, Dim, Ordered, Orthogonal, Part, Scalar, Simplex, Stochastic, UnitVector, Vector
+from verifier import Claim, Derived, Dim, Hypothesis, Ordered, Orthogonal, Part, Scalar, Simplex, Stochastic, UnitVector, Vector
 
 
 def exact_point(cx):
@@ -211,6 +211,21 @@ def sphere_interior(seed):
     return _claim(f"sphere-interior-{seed}", (UnitVector("u", "n"),), (Dim("n", n, n),),
                   lambda ctx, v: sum(v.u[:, i] * ctx.const(c[i]) for i in range(n)), lambda ctx, v: ctx.const(1 - delta),
                   "<=", "u . c <= 1 - delta")
+
+
+def irrational_derived(seed, holds=False):
+    """w . (a, b, c) <= t with c = sqrt(k - a^2 - b^2) derived: t below the maximum |w| sqrt(k),
+    so false (``holds``: above it, so true), but c is irrational at almost every rational
+    (a, b) and no point can be certified."""
+    rng = _rng(seed, 15)
+    k = int(rng.choice([2, 3, 5, 6, 7]))
+    w = [int(x) for x in rng.integers(1, 6, 3)]
+    t = Fraction(int(np.floor(np.sqrt(k * sum(x * x for x in w)) * (110 if holds else 90))), 100)
+    return Claim(f"irrational-derived-{seed}", "w . (a, b, c) <= t", f"w . (a, b, c) <= {t} on a^2 + b^2 + c^2 = {k}",
+                 variables=(Scalar("a", lo=0, hi=k), Scalar("b", lo=0, hi=k),
+                            Derived("c", lambda ctx, v: ctx.sqrt(k - v.a * v.a - v.b * v.b), lo=0, text=f"sqrt({k} - a^2 - b^2)")),
+                 dims=(), hypotheses=(Hypothesis(f"a^2 + b^2 <= {k}", lambda ctx, v: k - v.a * v.a - v.b * v.b),),
+                 parts=(Part("main", lambda ctx, v: w[0] * v.a + w[1] * v.b + w[2] * v.c, lambda ctx, v: ctx.const(t)),))
 
 
 REFUTED_FAMILIES = {

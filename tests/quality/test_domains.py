@@ -19,7 +19,7 @@ from verifier.contexts import ExactContext
 from verifier.domains import membership_errors
 from verifier.engine import QUICK, SearchConfig, run_check
 
-from .domain_families import REFUTED_FAMILIES, TRUE_FAMILIES, exact_point
+from .domain_families import REFUTED_FAMILIES, TRUE_FAMILIES, exact_point, irrational_derived
 
 SEEDS = range(5)
 
@@ -43,3 +43,16 @@ def test_true_claim_of_each_kind_survives(kind, seed):
     check = TRUE_FAMILIES[kind](seed).checks()[0]
     result = run_check(check, dataclasses.replace(QUICK, seed=seed))
     assert result.verdict.value == "survived", (kind, seed, result.counterexample)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("holds", [False, True])
+def test_a_derived_variable_that_leaves_the_rationals_fails_clearly(seed, holds):
+    """c = sqrt(k - a^2 - b^2) cannot be stored exactly: before any search, true claim or
+    false, the run stops with one message that names c and says what to do, and certifies
+    nothing (a float violation is no certificate)."""
+    result = run_check(irrational_derived(seed, holds).checks()[0], SearchConfig(seed=seed, budget=5_000))
+    assert result.verdict.value == "error" and result.counterexample is None
+    assert result.stats.evaluations == 0
+    assert "Derived c = sqrt(" in result.message and "+ - * / only" in result.message
+    assert "\n" not in result.message

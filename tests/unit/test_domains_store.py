@@ -69,3 +69,41 @@ def test_replay_rejects_a_point_off_the_set_naming_the_field(stored, tmp_path, m
     assert r.exit_code == 2
     assert "vars.P" in r.output and "not on the stochastic set" in r.output and "Traceback" not in r.output
     assert len(r.output.strip().splitlines()) == 1
+
+
+def _rewritten(stored, tmp_path, edit):
+    doc = json.loads(stored.read_text())
+    edit(doc)
+    path = tmp_path / "rewritten.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_a_stored_file_states_each_variables_kind(stored):
+    doc = json.loads(stored.read_text())
+    n = doc["dims"]["n"]
+    assert doc["kinds"] == {"P": f"stochastic(n x n, n={n})", "x": f"real(n, n={n})"}
+
+
+@pytest.mark.parametrize("edit, field, words", [
+    (lambda d: d["kinds"].update(P="real(n x n, n=2)"), "kinds.P", "the claim states 'stochastic"),
+    (lambda d: d["kinds"].pop("x"), "kinds.x", "missing"),
+    (lambda d: d["kinds"].update(Q="simplex(n, n=2)"), "kinds.Q", "not a variable of this claim"),
+    (lambda d: d.update(kinds=["stochastic"]), "kinds", "must be an object"),
+])
+def test_a_stored_kind_that_is_not_the_claims_is_refused_by_field(stored, tmp_path, edit, field, words):
+    path = _rewritten(stored, tmp_path, edit)
+    with pytest.raises(CounterexampleFileError) as info:
+        load(path, _find)
+    assert info.value.field == field and words in info.value.message
+
+
+def test_a_file_written_before_kinds_were_stored_still_loads(stored, tmp_path):
+    path = _rewritten(stored, tmp_path, lambda d: d.pop("kinds"))
+    assert load(path, _find).check.claim is CLAIM
+    # and saving the same evidence again finds that file instead of writing a second one
+    store = CounterexampleStore(tmp_path / "store")
+    first = store.save(run_check(CLAIM.checks()[0], SearchConfig(seed=0, budget=20_000)).counterexample)
+    first.write_text(path.read_text())
+    again = store.save(run_check(CLAIM.checks()[0], SearchConfig(seed=0, budget=20_000)).counterexample)
+    assert again == first and "kinds" not in json.loads(first.read_text())

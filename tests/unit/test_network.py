@@ -47,7 +47,7 @@ def test_network_is_exact_for_one_token():
 
 
 def test_sampler_draws_layer_by_head_weights():
-    check = check_of("D.8", part="1")
+    check = check_of("D.8", part="1", reading="as-printed")
     dims = {"L": 2, "H": 2, "n": 2, "d": 3}
     data = Sampler(check).sample(dims, np.random.default_rng(0), 500)
     assert data["Wv"].shape == (500, 2, 2, 3, 3)

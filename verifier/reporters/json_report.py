@@ -8,6 +8,7 @@ from dataclasses import asdict
 from typing import Iterable, Mapping
 
 from ..claims import Claim
+from ..domains import kind_text
 from ..results import CheckResult
 
 
@@ -92,7 +93,7 @@ def claim_to_dict(claim: Claim) -> dict:
         "notes": claim.notes,
         "dims": {d.name: [d.lo, d.hi] for d in claim.dims},
         "variables": [
-            {"name": v.name, "shape": list(v.shape), "lo": None if v.lo is None else v.lo.plain, "hi": None if v.hi is None else v.hi.plain, "near": v.near, "radius": v.radius}
+            {"name": v.name, "shape": list(v.shape), "kind": kind_text(v), "lo": None if v.lo is None else v.lo.plain, "hi": None if v.hi is None else v.hi.plain, "near": v.near, "radius": v.radius}
             for v in claim.variables
         ],
         "hypotheses": [h.text for h in claim.hypotheses],

@@ -9,6 +9,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from ..domains import variable_kinds
 from ..store import Replay
 from .text import format_value
 
@@ -31,6 +32,7 @@ def to_dict(r: Replay) -> dict:
         "stored": dict(r.stored),
         "values_match": r.values_match,
         "vars": doc["vars"],
+        "kinds": variable_kinds(r.loaded.check.variables, r.loaded.dims),
         "dims": doc["dims"],
     }
 
@@ -48,8 +50,10 @@ def print_replay(console: Console, r: Replay) -> None:
     table.add_column(overflow="fold")
     table.add_row("claim", f"{check.claim.kind.capitalize()} {check.claim.id}, part {check.part.name}, reading {check.reading.name}")
     table.add_row("statement", check.part.statement or check.claim.statement)
+    kinds = variable_kinds(check.variables, r.loaded.dims)
     for name, value in doc["vars"].items():
-        table.add_row(name, format_value(value))
+        kind = kinds.get(name, "real")
+        table.add_row(name if kind.startswith("real") else f"{name}  {kind}", format_value(value))
     table.add_row(f"lhs  {check.part.lhs_text}", r.lhs)
     table.add_row(f"rhs  {check.part.rhs_text}", r.rhs)
     table.add_row("margin", r.margin)

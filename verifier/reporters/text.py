@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..claims import RELATIONS, Claim
+from ..domains import kind_text
 from ..results import CheckResult, Counterexample, Verdict
 from .numbers import fmt
 
@@ -154,7 +155,7 @@ def print_claim(console: Console, claim: Claim) -> None:
     if claim.notes:
         console.print(Text(f"notes: {claim.notes}"))
     table = Table(title="variables", show_lines=False)
-    for col in ("name", "shape", "domain"):
+    for col in ("name", "shape", "kind", "domain"):
         table.add_column(col)
     extra = {}
     for r in claim.readings:
@@ -173,7 +174,9 @@ def print_claim(console: Console, claim: Claim) -> None:
             dom.append(f"\u2265 {v.lower_text}")
         if v.upper_text:
             dom.append(f"\u2264 {v.upper_text}")
-        table.add_row(Text(v.name + scope), " x ".join(v.shape) or "scalar", ", ".join(dom) or "real")
+        if v.domain is not None:
+            dom.extend(h.text for h in v.domain.hypotheses(v))
+        table.add_row(Text(v.name + scope), " x ".join(v.shape) or "scalar", kind_text(v), ", ".join(dom) or "real")
     console.print(table)
     console.print("dims: " + ", ".join(f"{d.name} in {d.lo}..{d.hi}" for d in claim.dims))
     for h in claim.hypotheses:

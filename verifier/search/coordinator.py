@@ -22,6 +22,7 @@ import numpy as np
 from ..certify import Certificate, decimal_string
 from ..claims import Check
 from ..contexts import ExactContext, MPContext, NotRational
+from ..domains import refuse_irrational_derived, variable_kinds
 from ..executor import SerialExecutor, make_executor, registered_check
 from ..results import CheckResult, Counterexample, FoundBy, RunResult, SearchStats, Verdict
 from ..sampling import fractions_of
@@ -127,6 +128,7 @@ def run_check(check: Check, config: SearchConfig = SearchConfig(), progress: Pro
     search = None
     where = "building its sampler"
     try:
+        refuse_irrational_derived(check, config.seed)
         search = Coordinator(check, config, progress, executor)
         where = "the search"
         try:
@@ -271,6 +273,7 @@ def make_counterexample(check: Check, data, dims, cert: Certificate, dps: int, s
         found_by=found_by,
         shrunk=shrunk,
         derived=derived_values(check, data, dims, dps),
+        kinds=variable_kinds(check.variables, dims),
     )
 
 
