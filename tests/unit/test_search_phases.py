@@ -116,3 +116,27 @@ def test_a_tie_at_simple_rationals_is_found_whatever_runs_the_chunks():
     assert serial.verdict.value == "refuted", serial.stop_reason
     assert serial.counterexample.vars == parallel.counterexample.vars == {"a": "1/3", "b": "1/3"}
     assert serial.counterexample.found_by.evaluations == parallel.counterexample.found_by.evaluations
+
+
+def test_cmaes_target_restarts_keep_the_best_point_and_depend_only_on_the_address():
+    # a bowl with its floor at x = (0.3, -0.2): CMA-ES converges, stalls and restarts
+    bowl = Claim(id="T.bowl", kind="claim", title="bowl", statement="|x - c|^2 + 1 >= 1/2", dims=[Dim("n", 2, 2)],
+                 variables=[Vector("x", "n", lo=-1, hi=1)],
+                 parts=[Part("main", relation=">=", rhs=lambda ctx, v: v.x[:, 0] * 0 + Fraction(1, 2),
+                             lhs=lambda ctx, v: (v.x[:, 0] - Fraction(3, 10)) ** 2 + (v.x[:, 1] + Fraction(1, 5)) ** 2 + 1)]).checks()[0]
+    config = SearchConfig(seed=0, budget=30_000, shrink=False, deep=False, target="cmaes")
+    start = (1.0, {"x": np.array([[0.9, 0.9]])}, {"n": 2})
+    chunk = Chunk("target", 0, 30_000, deadline=float("inf"), start=start)
+    a, b = run_chunk((bowl, config, chunk)), run_chunk((bowl, config, chunk))
+    assert a.found is None and a.evaluations >= 30_000
+    assert a.best is not None and a.best[0] == min(e[0] for e in a.elites)
+    assert np.allclose(a.best[2]["x"], [[0.3, -0.2]], atol=1e-4)
+    assert a.evaluations == b.evaluations and a.best[0] == b.best[0]
+    assert np.array_equal(a.best[2]["x"], b.best[2]["x"])
+
+
+def test_an_unknown_target_strategy_is_named():
+    import pytest
+
+    with pytest.raises(ValueError, match="target must be one of es, cmaes, got 'nelder'"):
+        SearchConfig(target="nelder")
