@@ -400,10 +400,13 @@ class Numbers(np.ndarray):
     the context's own numbers, so all contexts accept what numpy accepts.
     """
 
-    context: "_ObjectContext"
+    context: "_ObjectContext | None" = None
 
     def __array_finalize__(self, obj):
-        self.context = getattr(obj, "context", None)
+        # a view of a plain array keeps the class's None (a getattr with a default would
+        # raise and catch inside for every view numpy makes)
+        if type(obj) is Numbers:
+            self.context = obj.context
 
     def __reduce__(self):
         # pickled (to a worker process) as a plain object array; Values wraps it again
@@ -416,10 +419,16 @@ class Numbers(np.ndarray):
             return getattr(ufunc, method)(*plain, **({"out": out} if out is not None else {}), **kwargs)
         if ufunc is np.power and method == "__call__" and isinstance(inputs[1], (int, np.integer, Fraction)) and out is None:
             return ctx.power(inputs[0], inputs[1])  # ``x ** 2`` keeps its int exponent; ``x ** Fraction(1, 2)`` is a root
-        args = [ctx.lift(x) for x in inputs]
+        # this runs for every operation at high precision: operands of this class are
+        # viewed in place, and a plain object array result is wrapped without a call
+        args = [x.view(np.ndarray) if type(x) is Numbers else ctx.lift(x) for x in inputs]
         if out is not None:
             kwargs["out"] = tuple(o.view(np.ndarray) if isinstance(o, Numbers) else o for o in out)
-        result = getattr(ufunc, method)(*args, **kwargs)
+        result = ufunc(*args, **kwargs) if method == "__call__" else getattr(ufunc, method)(*args, **kwargs)
+        if type(result) is np.ndarray and result.dtype == object:
+            result = result.view(Numbers)
+            result.context = ctx
+            return result
         return ctx.wrap(result)
 
 
@@ -610,6 +619,8 @@ class MPContext(_ObjectContext):
     def _convert(self, v):
         if isinstance(v, mpmath.mpf):
             return v
+        if type(v) is int:  # ``x * 2``: the same rounding as through a Fraction, without one
+            return mpmath.mpf(v)
         return self.scalar(to_fraction(v))
 
     _exp = staticmethod(mpmath.exp)
@@ -666,6 +677,8 @@ class ExactContext(_ObjectContext):
     def _convert(self, v):
         if isinstance(v, fmpq):
             return v
+        if type(v) is int:
+            return fmpq(v)
         return self.scalar(to_fraction(v))
 
     @staticmethod
@@ -782,6 +795,8 @@ class BallContext(_ObjectContext):
         if isinstance(v, arb):
             return v
         if isinstance(v, fmpq):
+            return arb(v)
+        if type(v) is int and v.bit_length() <= 53:  # exact at any precision, as through an fmpq
             return arb(v)
         return self.scalar(to_fraction(v))
 

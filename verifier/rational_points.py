@@ -254,15 +254,18 @@ def _key(data):
 NEAR_TIE = 1e-6
 
 
-def try_near_tie(check, certifier, data, index, dims, rel, previous_best):
-    """At a new best relative margin that is a near-tie, certify the simple rationals nearby.
+def is_new_near_tie(rel, previous_best) -> bool:
+    """Is ``rel`` a near-tie a decade gate has not seen yet?
 
-    Tried once per three decades of improvement (below 1e-6, 1e-9, 1e-12, 1e-15, and at 0),
-    so a search converging on a tie pays for a few attempts, not one per step.  Returns (point, certificate) of
-    the first certified violation, or None.
+    Once per three decades of improvement (below 1e-6, 1e-9, 1e-12, 1e-15, and at 0), so a
+    search converging on a tie reports a few points, not one per step.
     """
-    if not abs(rel) <= NEAR_TIE or _decade(rel) == _decade(previous_best):
-        return None
+    return abs(rel) <= NEAR_TIE and _decade(rel) != _decade(previous_best)
+
+
+def try_near_tie(check, certifier, data, index, dims):
+    """Certify the simple rationals near row ``index`` of a float batch: the first violated
+    (point, certificate), or None."""
     from .sampling import exactify
 
     try:
@@ -325,4 +328,4 @@ def _may_fail(check, candidates, dims) -> np.ndarray:
     return keep
 
 
-__all__ = ["project_exact", "nearby_simple_points", "try_near_tie", "try_nearby_simple_rationals", "inverse_stereographic", "cayley", "Fraction"]
+__all__ = ["project_exact", "nearby_simple_points", "is_new_near_tie", "try_near_tie", "try_nearby_simple_rationals", "inverse_stereographic", "cayley", "Fraction"]

@@ -14,7 +14,7 @@ from verifier.engine import SearchConfig, run_check
 from verifier.results import Verdict
 from verifier.store import parse_exact
 
-MEMBERS = [int(m) for m in np.random.default_rng(13).integers(0, 10**6, size=3)]
+MEMBERS = [int(m) for m in np.random.default_rng(13).integers(0, 10**6, size=6)]
 
 
 @pytest.mark.parametrize("member", MEMBERS)

@@ -1,5 +1,7 @@
 """The search phases alone: the pool keeps basins, not floats; chunks are seed-addressed."""
 
+from fractions import Fraction
+
 import numpy as np
 
 from verifier import Claim, Part, Scalar, Vector, Dim
@@ -79,3 +81,62 @@ def test_the_target_phase_keeps_the_best_point_it_saw_across_restarts():
     res = run_chunk((check, config, Chunk("target", 0, 20_000, deadline=float("inf"), start=start)))
     assert res.found is None and res.evaluations >= 20_000
     assert res.best is not None and res.best[0] == min(e[0] for e in res.elites)
+
+
+def test_near_ties_are_tried_by_the_coordinator_once_per_round_not_once_per_chunk(monkeypatch):
+    import verifier.search.coordinator as coordinator
+
+    tries = []
+    real = coordinator.try_near_tie
+    monkeypatch.setattr(coordinator, "try_near_tie", lambda *a: tries.append(a) or real(*a))
+    # x <= x: a float tie (relative margin 0) in every chunk, and true
+    tie = Claim(id="T.tie", kind="claim", title="x <= x", statement="x <= x", dims=[], variables=[Scalar("x", lo=-1, hi=1)],
+                parts=[Part("main", lhs=lambda ctx, v: v.x, rhs=lambda ctx, v: v.x)]).checks()[0]
+    config = SearchConfig(seed=0, budget=40_000, shrink=False)
+    result = coordinator.run_check(tie, config)
+    assert result.verdict.value == "survived"
+    generate_chunks = -(-int(config.budget * config.generate_fraction) // config.batch)
+    rounds = -(-generate_chunks // config.round_chunks)
+    assert 1 <= len(tries) <= rounds + config.elites < generate_chunks + config.elites
+
+
+def test_a_tie_at_simple_rationals_is_found_whatever_runs_the_chunks():
+    import dataclasses
+
+    from verifier.search.coordinator import run_check
+
+    # strict: fails only at a = b = c = 1/3, which no float holds
+    thirds = Claim(id="T.thirds", kind="claim", title="thirds", statement="max(a, b, c) > 1/3 on a + b + c = 1",
+                   dims=[], variables=[Scalar("a", lo=0, hi=1), Scalar("b", lo=0, hi=1)],
+                   parts=[Part("main", relation=">",
+                               lhs=lambda ctx, v: ctx.maximum(ctx.maximum(v.a, v.b), 1 - v.a - v.b) + (v.a + v.b - 1) * 0,
+                               rhs=lambda ctx, v: ctx.const(Fraction(1, 3)) + v.a * 0)]).checks()[0]
+    config = SearchConfig(seed=1, budget=40_000, shrink=False)
+    serial, parallel = run_check(thirds, config), run_check(thirds, dataclasses.replace(config, jobs=2))
+    assert serial.verdict.value == "refuted", serial.stop_reason
+    assert serial.counterexample.vars == parallel.counterexample.vars == {"a": "1/3", "b": "1/3"}
+    assert serial.counterexample.found_by.evaluations == parallel.counterexample.found_by.evaluations
+
+
+def test_cmaes_target_restarts_keep_the_best_point_and_depend_only_on_the_address():
+    # a bowl with its floor at x = (0.3, -0.2): CMA-ES converges, stalls and restarts
+    bowl = Claim(id="T.bowl", kind="claim", title="bowl", statement="|x - c|^2 + 1 >= 1/2", dims=[Dim("n", 2, 2)],
+                 variables=[Vector("x", "n", lo=-1, hi=1)],
+                 parts=[Part("main", relation=">=", rhs=lambda ctx, v: v.x[:, 0] * 0 + Fraction(1, 2),
+                             lhs=lambda ctx, v: (v.x[:, 0] - Fraction(3, 10)) ** 2 + (v.x[:, 1] + Fraction(1, 5)) ** 2 + 1)]).checks()[0]
+    config = SearchConfig(seed=0, budget=30_000, shrink=False, deep=False, target="cmaes")
+    start = (1.0, {"x": np.array([[0.9, 0.9]])}, {"n": 2})
+    chunk = Chunk("target", 0, 30_000, deadline=float("inf"), start=start)
+    a, b = run_chunk((bowl, config, chunk)), run_chunk((bowl, config, chunk))
+    assert a.found is None and a.evaluations >= 30_000
+    assert a.best is not None and a.best[0] == min(e[0] for e in a.elites)
+    assert np.allclose(a.best[2]["x"], [[0.3, -0.2]], atol=1e-4)
+    assert a.evaluations == b.evaluations and a.best[0] == b.best[0]
+    assert np.array_equal(a.best[2]["x"], b.best[2]["x"])
+
+
+def test_an_unknown_target_strategy_is_named():
+    import pytest
+
+    with pytest.raises(ValueError, match="target must be one of es, cmaes, got 'nelder'"):
+        SearchConfig(target="nelder")

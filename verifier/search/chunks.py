@@ -48,6 +48,7 @@ class ChunkResult:
     found: tuple | None = None  # (exact point, dims, certificate, phase, evaluations in chunk, seconds in chunk)
     undefined_example: tuple | None = None
     tight_detail: str | None = None
+    near_ties: list = field(default_factory=list)  # (rel, float point, dims): for the coordinator to try
 
 
 def run_chunk_in(search: ChunkSearch, chunk: Chunk) -> ChunkResult:
@@ -66,7 +67,7 @@ def run_chunk_in(search: ChunkSearch, chunk: Chunk) -> ChunkResult:
         best = (search.best_rel, search.best_margin, search.best_point[0], search.best_point[1])
     return ChunkResult(search.evaluations, dict(search.stats), search.elites.entries, best, search.ratio_points,
                        search.near_misses.best(4), search.undecided, search.worst_rejected, found,
-                       search.undefined_example, search.tight_detail)
+                       search.undefined_example, search.tight_detail, search.near_ties)
 
 
 def run_chunk(task) -> ChunkResult:

@@ -14,6 +14,9 @@ RESOLUTION = 2.0**-40
 #: the phase number in a chunk's seed address ``[seed, phase, index]``
 PHASES = {"generate": 0, "target": 1, "deep": 2}
 
+#: the target phase's local searches (see :mod:`.target`)
+TARGET_STRATEGIES = ("es", "cmaes")
+
 
 @dataclass(frozen=True)
 class SearchConfig:
@@ -36,6 +39,7 @@ class SearchConfig:
     round_chunks: int = 8  # generate chunks per adaptation round
     undefined_rechecks: int = 4  # float64-undefined points re-evaluated at dps digits per batch
     min_defined_fraction: float = 0.1  # below this share of evaluable points the check is an error
+    target: str = "cmaes"  # the target phase's local search: "cmaes" or "es" (home-made); see docs/benchmarks.md
 
     def __post_init__(self):
         if self.budget < 1:
@@ -46,6 +50,8 @@ class SearchConfig:
             raise ValueError(f"time limit must be positive, got {self.time_limit}")
         if self.jobs < 0:
             raise ValueError(f"jobs must be 0 (one per core) or positive, got {self.jobs}")
+        if self.target not in TARGET_STRATEGIES:
+            raise ValueError(f"target must be one of {', '.join(TARGET_STRATEGIES)}, got {self.target!r}")
         if self.batch < 1 or self.round_chunks < 1:
             raise ValueError("batch and round_chunks must be positive")
 

@@ -24,12 +24,16 @@ from ..claims import Check
 from ..contexts import ExactContext, MPContext, NotRational
 from ..domains import refuse_irrational_derived, variable_kinds
 from ..executor import SerialExecutor, make_executor, registered_check
+from ..rational_points import try_near_tie
 from ..results import CheckResult, Counterexample, FoundBy, RunResult, SearchStats, Verdict
 from ..sampling import fractions_of
 from ..shrink import Shrinker
 from .chunks import Chunk, ChunkResult, run_chunk
 from .config import Progress, SearchConfig, tune_allocator
 from .evaluate import ChunkSearch, Found
+
+#: near-ties whose simple rationals are certified after each round of chunks (the best distinct ones)
+NEAR_TIES_PER_ROUND = 1
 
 
 class Coordinator(ChunkSearch):
@@ -40,13 +44,42 @@ class Coordinator(ChunkSearch):
         self.executor = executor
         self.ref = executor.ref(check)
         self.deep_starts: list = []
+        self.pending_near_ties: list = []  # (rel, phase, float point, dims) from this round's chunks
+        self.near_ties_tried: set = set()
 
-    def _run(self, chunks):
+    def _run(self, chunks, near_ties_every=None):
+        """Run chunks, merged in chunk order; near-ties are tried after every ``near_ties_every``
+        chunks (default: once, after the last)."""
         tasks = [(self.ref, self.config, c) for c in chunks]
-        for res in self.executor.imap(run_chunk, tasks):
-            self.merge(res)
+        every = near_ties_every or len(chunks)
+        for k, (chunk, res) in enumerate(zip(chunks, self.executor.imap(run_chunk, tasks)), 1):
+            self.merge(res, chunk.phase)
+            if k % every == 0 or k == len(chunks):
+                self.retry_near_ties()
 
-    def merge(self, res: ChunkResult):
+    def retry_near_ties(self):
+        """Certify the simple rationals near the round's best near-ties (float64 has no 1/3).
+
+        Done here, after the round and from every chunk's reports in chunk order, so the
+        points tried do not depend on what ran the chunks; each chunk starts from no best
+        margin, and retrying there paid for the same tie once per chunk.
+        """
+        pending = sorted(self.pending_near_ties, key=lambda e: e[0])
+        self.pending_near_ties = []
+        tried = 0
+        for _, phase, point, dims in pending:
+            if tried >= NEAR_TIES_PER_ROUND or self.out_of_time():
+                return
+            key = _neighbourhood(point, dims)
+            if key in self.near_ties_tried:
+                continue
+            self.near_ties_tried.add(key)
+            tried += 1
+            hit = try_near_tie(self.check, self.certifier, point, 0, dims)
+            if hit is not None:
+                raise Found(hit[0], dims, hit[1], phase, self.evaluations, self.elapsed())
+
+    def merge(self, res: ChunkResult, phase: str = "generate"):
         before = self.evaluations
         self.evaluations += res.evaluations
         for k, v in res.stats.items():
@@ -68,6 +101,7 @@ class Coordinator(ChunkSearch):
         self.tight_detail = self.tight_detail or res.tight_detail
         for tie in res.ties:
             self.near_misses.record(*tie)
+        self.pending_near_ties.extend((rel, phase, point, dims) for rel, point, dims in res.near_ties)
         self.deep_starts = self.near_misses.best(self.config.deep_starts)
         if self.progress:
             self.progress(self.evaluations, self.config.budget)
@@ -91,7 +125,9 @@ class Coordinator(ChunkSearch):
         if starts and not self.out_of_time():
             per = max((cfg.budget - self.evaluations) // len(starts), cfg.offspring)
             rechecks = max(cfg.max_rechecks // (2 * len(starts)), cfg.rechecks_per_batch)
-            self._run([Chunk("target", k, per, self.deadline, start=s, rechecks=rechecks) for k, s in enumerate(starts)])
+            # a target chunk spends about as much as a generate round
+            self._run([Chunk("target", k, per, self.deadline, start=s, rechecks=rechecks) for k, s in enumerate(starts)],
+                      near_ties_every=1)
         if cfg.deep and self.deep_starts and not self.out_of_time():
             self._run([Chunk("deep", k, 0, self.deadline, start=s) for k, s in enumerate(self.deep_starts)])
 
@@ -111,6 +147,11 @@ class Coordinator(ChunkSearch):
         if not tried:
             return nonfinite
         return int(round(nonfinite * undefined / tried))
+
+
+def _neighbourhood(point, dims) -> tuple:
+    """Points that agree to 6 decimals round to the same simple rationals: one try covers them."""
+    return tuple(sorted(dims.items())), tuple((k, np.round(np.asarray(v, dtype=float), 6).tobytes()) for k, v in sorted(point.items()))
 
 
 # ----------------------------------------------------------------------------------------

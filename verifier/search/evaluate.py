@@ -19,7 +19,7 @@ import numpy as np
 from ..certify import Certificate, Certifier
 from ..claims import Check
 from ..contexts import ExactContext, FloatContext, MPContext, NotRational
-from ..rational_points import try_near_tie
+from ..rational_points import is_new_near_tie
 from ..sampling import Sampler, exactify
 from .config import RESOLUTION, Progress, SearchConfig
 from .pool import ElitePool, NearMisses
@@ -30,6 +30,9 @@ EXACT = ExactContext()
 #: what a claim may raise where it is undefined (a division by an exact zero, an overflow,
 #: a math domain error); anything else is a fault of the claim and ends the check in error
 UNDEFINED_AT_POINT = (ArithmeticError, ValueError)
+
+#: near-ties a chunk hands back (its last new bests below the near-tie threshold)
+MAX_NEAR_TIES_PER_CHUNK = 2
 
 
 class Found(Exception):
@@ -62,6 +65,7 @@ class ChunkSearch:
         self.ratio_points: list[tuple[float, dict, dict]] = []  # float64's five largest lhs/rhs
         self.elites = ElitePool(config.elites)
         self.near_misses = NearMisses()
+        self.near_ties: list[tuple[float, dict, dict]] = []  # (rel, float point, dims), best last
         self.deep_left = config.deep_points if config.deep else 0
         self.recheck_allowance = config.max_rechecks
         self.undecided = 0
@@ -284,10 +288,12 @@ class ChunkSearch:
             return
         i = int(np.argmin(rel))
         if rel[i] < self.best_rel:
-            # float64 has no 1/3: an equality point at simple rationals is only met nearby
-            hit = try_near_tie(self.check, self.certifier, data, i, dims, float(rel[i]), self.best_rel)
-            if hit is not None:
-                raise Found(hit[0], dims, hit[1], self.phase, self.evaluations, self.elapsed())
+            if is_new_near_tie(float(rel[i]), self.best_rel):
+                # float64 has no 1/3: an equality point at simple rationals is only met
+                # nearby.  Its simple rationals cost certificates, so they are tried by the
+                # coordinator, once per run for the best few, not once per chunk.
+                self.near_ties.append((float(rel[i]), {k: v[i : i + 1].copy() for k, v in data.items()}, dict(dims)))
+                del self.near_ties[:-MAX_NEAR_TIES_PER_CHUNK]
             self.best_rel = float(rel[i])
             self.best_margin = float(margin[i])
             self.best_point = {k: v[i : i + 1].copy() for k, v in data.items()}, dict(dims)

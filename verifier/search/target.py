@@ -8,6 +8,13 @@ from ..sampling import batch_fastest
 
 
 def run_target_chunk(search, chunk, rng) -> None:
+    """A local search from one elite, by the configured strategy."""
+    if search.config.target == "cmaes":
+        return run_cmaes_chunk(search, chunk, rng)
+    return run_es_chunk(search, chunk, rng)
+
+
+def run_es_chunk(search, chunk, rng) -> None:
     """Batched (1, lambda) evolution strategy from one elite."""
     rel0, point, dims = chunk.start
     x, fx, sigma = point, rel0, 0.3
@@ -67,3 +74,60 @@ def redraw_one_variable(sampler, cand, dims, rng) -> None:
         rows = np.nonzero(redraw & (which == k))[0]
         if len(rows):
             cand[name][rows] = fresh[name][rows]
+
+
+def run_cmaes_chunk(search, chunk, rng) -> None:
+    """CMA-ES (the ``cmaes`` package) with IPOP restarts, from one elite.
+
+    Coordinates are scaled per entry as the home-made strategy's steps are (``|x| + 0.1``
+    of the point's mean size), and a candidate is projected into the domain before it is
+    evaluated; CMA-ES is told the key of the projected point.  Keys that are not finite (no
+    trustworthy value) are told as worse than any finite one.  On a stall (the library's
+    own stopping rules) it restarts from the best of a fresh sample with twice the
+    population.  Every point evaluated reaches the elite pool, so the best one seen is kept
+    whatever the last restart returns.
+    """
+    from threadpoolctl import threadpool_limits
+
+    # the covariance's eigendecomposition is a small matrix (tens of coordinates): BLAS
+    # threads only contend for the shared cores (6x slower measured on a busy machine)
+    with threadpool_limits(limits=1, user_api="blas"):
+        _cmaes_with_restarts(search, chunk, rng)
+
+
+def _cmaes_with_restarts(search, chunk, rng) -> None:
+    from cmaes import CMA
+
+    _, point, dims = chunk.start
+    names = list(point)
+    shapes = {n: np.shape(point[n])[1:] for n in names}
+    sizes = [int(np.prod(shapes[n], dtype=int)) for n in names]
+    popsize = search.config.offspring
+    start = point
+    while search.evaluations < chunk.size and not search.out_of_time():
+        x0 = np.concatenate([np.ravel(start[n][0]) for n in names]).astype(float)
+        if not len(x0):
+            return
+        scale = np.abs(x0) + 0.1 * (np.mean(np.abs(x0)) + 1e-12)
+        seed = int(rng.integers(2**31))
+        try:
+            opt = CMA(mean=np.zeros(len(x0)), sigma=0.3, population_size=max(popsize, 2), seed=seed)
+        except ValueError:  # one coordinate: cmaes needs two
+            return run_es_chunk(search, chunk, rng)
+        while search.evaluations < chunk.size and not search.out_of_time() and not opt.should_stop():
+            zs = np.array([opt.ask() for _ in range(opt.population_size)])
+            flat = x0 + zs * scale
+            cand, at = {}, 0
+            for n, size in zip(names, sizes):
+                cand[n] = flat[:, at : at + size].reshape((len(flat),) + shapes[n])
+                at += size
+            cand = batch_fastest(search.sampler.project(cand, dims))
+            keys = np.asarray(search.evaluate(cand, dims), dtype=float)
+            finite = np.isfinite(keys)
+            worst = (np.max(keys[finite]) if finite.any() else 0.0) + 1.0
+            opt.tell(list(zip(zs, np.where(finite, keys, worst))))
+        popsize = min(2 * popsize, 16 * search.config.offspring)
+        fresh = batch_fastest(search.sampler.project(search.sampler.sample(dims, rng, popsize), dims))
+        keys = search.evaluate(fresh, dims)
+        j = int(np.argmin(keys))
+        start = {n: a[j : j + 1].copy() for n, a in fresh.items()}
