@@ -15,7 +15,7 @@ import re
 import unicodedata
 
 from ..store import Replay
-from .report_data import Item, Section, found_now, greek, heading, item_label, kernel_status, replay_command, search_command, search_summary, verdict_label
+from .report_data import Item, Section, found_now, greek, heading, item_label, kernel_status, replay_command, proof_suffix, search_command, search_summary, verdict_label
 
 _SPECIAL = {"\\": r"\ensuremath{\backslash}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
             "~": r"\~{}", "^": r"\^{}",
@@ -206,7 +206,7 @@ def _statement_display(latex: str) -> str:
 
 def _item(item: Item, reg) -> list[str]:
     o = item.outcome
-    out = [rf"\subsection*{{{escape(item_label(item))}: {verdict_label(o.now)}}}"]
+    out = [rf"\subsection*{{{escape(item_label(item))}: {verdict_label(o.now)}{escape(proof_suffix(item))}}}"]
     if item.check.reading.summary:
         out.append(rf"\emph{{Reading.}} {escape(item.check.reading.summary)}\par")
     if item.latex:
