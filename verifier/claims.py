@@ -144,15 +144,16 @@ class ProofDomain:
 
     A proof holds on a bounded domain at fixed dimensions only, so the claim states it:
     ``dims`` fixes sizes by name (a dimension not named takes the smallest size the check
-    allows), ``box`` is ``(lo, hi)`` for every entry of every free variable, and ``boxes``
-    gives one variable its own interval.  A variable's own bounds still apply (``eps >= 0``
+    allows), ``box`` is ``(lo, hi)`` for every entry of every free variable (``None``: every
+    real value, which only the SMT method can decide), and ``boxes`` gives one variable its
+    own interval.  A variable's own bounds still apply (``eps >= 0``
     with box ``(-2, 2)`` is proved on ``[0, 2]``); variables built by a relation
     (``||B - A|| <= eps``) range over everything it allows.  Bounds are exact: ``"0.01"``,
     ``"1/3"``, ints, or a float by its shortest repr.
     """
 
     dims: Mapping[str, int] = field(default_factory=dict)
-    box: tuple[Any, Any] = DEFAULT_PROOF_BOX
+    box: tuple[Any, Any] | None = DEFAULT_PROOF_BOX
     boxes: Mapping[str, tuple[Any, Any]] = field(default_factory=dict)
 
     def __post_init__(self):
@@ -161,7 +162,8 @@ class ProofDomain:
             if not isinstance(size, int) or isinstance(size, bool) or size < 1:
                 raise ClaimDefinitionError(f"ProofDomain: dimension {name} = {size!r} must be a positive int")
         object.__setattr__(self, "dims", dims)
-        object.__setattr__(self, "box", _interval("box", self.box))
+        if self.box is not None:
+            object.__setattr__(self, "box", _interval("box", self.box))
         boxes = {name: _interval(f"boxes[{name!r}]", b) for name, b in dict(self.boxes).items()}
         object.__setattr__(self, "boxes", boxes)
 

@@ -32,8 +32,8 @@ MIN_ATTEMPT_SECONDS = 0.5
 class ProofBudget:
     """Seconds per attempt and for all attempts together; ``per_check = 0`` attempts none."""
 
-    per_check: float = 15.0
-    total: float = 90.0
+    per_check: float = 10.0
+    total: float = 80.0
     dps: int = 50
 
     def __post_init__(self):
