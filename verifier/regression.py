@@ -156,7 +156,7 @@ def _check_search(entry, check, lock, progress, result, base, start) -> Outcome:
         result = guarded_search(check, search_config(lock.search), progress)
         if entry.proof is not None:
             searched = {check.key: result}
-            prove_searched([check], searched, proof_budget(lock.search), 1)
+            reprove_locked([check], {check.key: entry}, searched, lock.search, 1)
             result = searched[check.key]
     now = result.verdict.value
     change, detail = "", ""
@@ -172,6 +172,23 @@ def _check_search(entry, check, lock, progress, result, base, start) -> Outcome:
     if not change and entry.proof is not None:
         change, detail = compare_proof(entry, result, detail)
     return Outcome(**base, now=now, change=change, detail=detail, result=result, seconds=max(result.seconds, time.monotonic() - start))
+
+
+#: a proof locked as going through gets this many times the locked time when checked again, so
+#: a slower or busier CI machine does not turn the lock's proof into drift
+REPROVE_SLACK = 3.0
+
+
+def reprove_locked(checks: list[Check], locked: dict, searched: dict, search: LockedSearch, jobs: int) -> None:
+    """Prove again every searched check the lock holds a proof for: the proofs that went through
+    first (with slack, and before the total cap can run out), then the inconclusive ones."""
+    budget = proof_budget(search)
+    held = [ch for ch in checks if locked[ch.key].proof is not None]
+    went_through = [ch for ch in held if locked[ch.key].proof.status == ProofStatus.PROVED.value]
+    start = time.monotonic()
+    prove_searched(went_through, searched, dataclasses.replace(budget, per_check=budget.per_check * REPROVE_SLACK), jobs)
+    rest = dataclasses.replace(budget, total=max(0.0, budget.total - (time.monotonic() - start)))
+    prove_searched([ch for ch in held if ch not in went_through], searched, rest, jobs)
 
 
 def compare_proof(entry: LockEntry, result: CheckResult, detail: str = "") -> tuple[str, str]:
@@ -223,10 +240,7 @@ def run_regression(lock: Lock, checks: Iterable[Check], find_claim: FindClaim, p
     checks = list(checks)
     to_search = [ch for ch in checks if ch.key in locked and not locked[ch.key].counterexamples]
     searched = dict(zip((ch.key for ch in to_search), search_many(to_search, search_config(lock.search), jobs, progress_factory)))
-    # locked proofs that went through first: the total cap must not be what loses them
-    with_proofs = sorted((ch for ch in to_search if locked[ch.key].proof is not None),
-                         key=lambda ch: locked[ch.key].proof.status != ProofStatus.PROVED.value)
-    prove_searched(with_proofs, searched, proof_budget(lock.search), jobs)
+    reprove_locked(to_search, locked, searched, lock.search, jobs)
     outcomes = []
     for check in checks:
         entry = locked.get(check.key)

@@ -31,15 +31,24 @@ class ProofSeconds(click.FloatRange):
 
 
 PROOF_SECONDS = ProofSeconds()
+PROVE_TIME_ENV = "VERIFY_PROVE_TIME"  # the default of --prove-time (on all, lemma and lock) from the environment
+
+
+def prove_time_option(default: float):
+    return click.option("--prove-time", "prove_time", type=PROOF_SECONDS, default=default, show_default=True, envvar=PROVE_TIME_ENV,
+                        help=f"Seconds to prove each surviving check on the domain its claim states (0: no proofs; default also from ${PROVE_TIME_ENV}).")
+
+
+def prove_total_option(default: float):
+    return click.option("--prove-total", "prove_total", type=PROOF_SECONDS, default=default, show_default=True,
+                        help="Seconds for all proofs together; checks not reached say so.")
 
 
 def prove_options(fn):
     """``--prove-time`` and ``--prove-total``, handed to the command as one ``proofs`` budget."""
 
-    @click.option("--prove-time", "prove_time", type=PROOF_SECONDS, default=ProofBudget.per_check, show_default=True,
-                  help="Seconds to prove each surviving check on the domain its claim states (0: no proofs).")
-    @click.option("--prove-total", "prove_total", type=PROOF_SECONDS, default=ProofBudget.total, show_default=True,
-                  help="Seconds for all proofs together; checks not reached say so.")
+    @prove_time_option(ProofBudget.per_check)
+    @prove_total_option(ProofBudget.total)
     @functools.wraps(fn)
     def wrapper(prove_time, prove_total, **kw):
         return fn(proofs=ProofBudget(per_check=prove_time, total=prove_total, dps=kw.get("dps", ProofBudget.dps)), **kw)

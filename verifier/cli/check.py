@@ -18,7 +18,7 @@ from ..results import RunResult, Verdict
 from ..store import CounterexampleStore, write_atomic
 from . import BUDGET, DPS, SECONDS, SEED, UsageFailure, _save_counterexamples, err_console, get_claim, main, pack_option, registry
 from . import jobs_option as shared_jobs_option
-from .all_claims import PROOF_SECONDS
+from .all_claims import prove_time_option, prove_total_option
 from ..proof_audit import ProofBudget
 from .kernel import coq_options, exit_code, kernel_checks
 
@@ -102,10 +102,8 @@ def locked_run(checks, search: LockedSearch, store_dir: Path, lock_path: Path, j
 @click.option("--time", "time_limit", type=SECONDS, default=LOCK_TIME_LIMIT, show_default=True,
               help="Safety cap in seconds per check; set it well above what the budget needs so the budget decides.")
 @click.option("--dps", type=DPS, default=QUICK.dps, show_default=True)
-@click.option("--prove-time", "prove_time", type=PROOF_SECONDS, default=ProofBudget.per_check, show_default=True,
-              help="Seconds to prove each surviving check on its claim's stated domain (0: lock no proofs); `verify check` proves them again.")
-@click.option("--prove-total", "prove_total", type=PROOF_SECONDS, default=ProofBudget.total, show_default=True,
-              help="Seconds for all proofs together.")
+@prove_time_option(ProofBudget.per_check)
+@prove_total_option(ProofBudget.total)
 @jobs_option
 @claim_option
 def lock_cmd(lock_path, store_dir, seed, budget, time_limit, dps, prove_time, prove_total, jobs, claim_ids):
