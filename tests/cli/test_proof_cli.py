@@ -154,3 +154,9 @@ def test_reports_say_proved_on_the_domain(paper):
         r = verify("report", "--pack", paper, "--format", fmt, "--jobs", 1)
         assert r.exit_code == 0, r.stderr
         assert "proved on x" in r.stdout and "Proof inconclusive on x" in r.stdout, fmt
+
+
+def test_quick_gives_proofs_the_ci_time(paper, monkeypatch):
+    monkeypatch.delenv("VERIFY_PROVE_TIME")
+    quick = json.loads(verify("all", "--pack", paper, "--quick", "--json").stdout)
+    assert {item["proof"]["time_limit"] for item in quick} == {2.0}

@@ -56,9 +56,21 @@ def prove_options(fn):
     return wrapper
 
 
+#: proofs under --quick unless --prove-time / --prove-total are given: the CI budget decides little more
+QUICK_PROOFS = ProofBudget(per_check=2.0, total=20.0)
+
+
+def _quick_proofs(proofs: ProofBudget) -> ProofBudget:
+    ctx = click.get_current_context()
+    given = {name for name in ("prove_time", "prove_total") if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT}
+    return ProofBudget(per_check=proofs.per_check if "prove_time" in given else QUICK_PROOFS.per_check,
+                       total=proofs.total if "prove_total" in given else QUICK_PROOFS.total, dps=proofs.dps)
+
+
 @main.command("all")
 @pack_option
-@click.option("--quick", is_flag=True, help=f"A small budget for CI ({QUICK.budget:,} evaluations, {QUICK.time_limit:g} s per check).")
+@click.option("--quick", is_flag=True, help=f"A small budget for CI ({QUICK.budget:,} evaluations, {QUICK.time_limit:g} s per check; "
+                                            f"proofs {QUICK_PROOFS.per_check:g} s each, {QUICK_PROOFS.total:g} s in all).")
 @search_options
 @prove_options
 def all_cmd(quick, seed, budget, time_limit, dps, no_shrink, jobs, save, force, store_dir, as_json, proofs):
@@ -70,6 +82,7 @@ def all_cmd(quick, seed, budget, time_limit, dps, no_shrink, jobs, save, force, 
     """
     if quick:
         config = SearchConfig(seed=seed, budget=QUICK.budget, time_limit=QUICK.time_limit, dps=dps, shrink=not no_shrink, jobs=jobs)
+        proofs = _quick_proofs(proofs)
     else:
         config = SearchConfig(seed=seed, budget=budget, time_limit=time_limit, dps=dps, shrink=not no_shrink, jobs=jobs)
     checks = [ch for c in registry() for ch in c.checks()]
