@@ -75,7 +75,7 @@ def test_all_rows_say_proved_on_the_domain_or_the_share_decided(tmp_path, monkey
     assert r.exit_code == 0, r.stderr
     rows = {line.split()[0]: line for line in r.stderr.splitlines() if line.startswith(("tri", "tan"))}
     assert "PROVED" in rows["tri"] and "on x \u2208 [-3, 5], y \u2208 [-3, 5]" in rows["tri"]
-    assert "SURVIVED" in rows["tan"] and "proof: inconclusive, " in rows["tan"] and "% of volume" in rows["tan"]
+    assert "SURVIVED" in rows["tan"] and "proof: inconclusive, " in rows["tan"] and "% of volume on x \u2208 [-1, 2]" in rows["tan"]
     assert "of 2 proofs tried on the stated domains, 1 proved, 1 inconclusive" in r.stderr
 
 
@@ -149,7 +149,7 @@ def test_reports_say_proved_on_the_domain(paper):
     assert lock(paper).exit_code == 0
     summary = verify("report", "--pack", paper, "--format", "markdown", "--summary").stdout
     assert "| proved on x \u2208 [-3, 5], y \u2208 [-3, 5] | smt |" in summary
-    assert "| survived (proof: inconclusive, " in summary and "% of volume) | - |" in summary
+    assert "| survived (proof: inconclusive, " in summary and "% of volume on x \u2208 [-1, 2]) | - |" in summary
     for fmt in ("markdown", "html", "latex"):
         r = verify("report", "--pack", paper, "--format", fmt, "--jobs", 1)
         assert r.exit_code == 0, r.stderr

@@ -1,4 +1,4 @@
-"""How every format words a check's proof: ``proved on DOMAIN``, ``survived (proof: inconclusive, 88.1 % of volume)``."""
+"""How every format words a check's proof: ``proved on D``, ``survived (proof: inconclusive, 88.1 % of volume on D)``."""
 
 from __future__ import annotations
 
@@ -10,13 +10,14 @@ def percent(volume: float | None) -> str:
 
 
 def proof_phrase(status: str, domain: str = "", volume: float | None = None) -> str:
-    """``proved on D``, ``proof: inconclusive, 88.1 % of volume``, ``proof: error``, ..."""
+    """``proved on D``, ``proof: inconclusive, 88.1 % of volume on D``, ``proof: error``, ..."""
     if status == ProofStatus.PROVED.value:
         return f"proved on {domain}" if domain else "proved"
     if status == ProofStatus.REFUTED.value:
         return f"refuted by the proof on {domain}"
     detail = f", {percent(volume)}" if status == ProofStatus.INCONCLUSIVE.value and volume is not None else ""
-    return f"proof: {status}{detail}"
+    where = f" on {domain}" if domain and detail else ""  # a share means nothing without the domain it is a share of
+    return f"proof: {status}{detail}{where}"
 
 
 def audit_verdict(verdict: str, status: str | None, domain: str = "", volume: float | None = None) -> str:

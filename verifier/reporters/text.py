@@ -12,7 +12,7 @@ from rich.text import Text
 from ..claims import RELATIONS, Claim
 from ..results import CheckResult, Counterexample, ProofStatus, Verdict
 from .numbers import fmt
-from .proof_text import percent, proof_sentence
+from .proof_text import proof_phrase, proof_sentence
 
 STYLE = {
     Verdict.REFUTED: ("REFUTED", "bold red"),
@@ -299,8 +299,7 @@ def _proof_note(r: CheckResult) -> str:
         return ""
     if p.status is ProofStatus.PROVED:
         return f"on {p.domain}; "
-    share = f", {percent(p.volume_percent)}" if p.status is ProofStatus.INCONCLUSIVE and p.volume_percent is not None else ""
-    return f"proof: {p.status.value}{share}; "
+    return proof_phrase(p.status.value, p.domain, p.volume_percent) + "; "
 
 
 def _count(n: int) -> str:
