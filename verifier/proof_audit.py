@@ -62,10 +62,11 @@ def volume_percent(fraction: float | None) -> float | None:
     return math.floor(fraction * 1000 + 1e-9) / 10
 
 
-def attempt(check: Check, budget: ProofBudget, deadline: float | None = None) -> tuple[ProofAttempt, CheckResult | None]:
+def attempt(check: Check, budget: ProofBudget, deadline: float | None = None, share: float = 1.0) -> tuple[ProofAttempt, CheckResult | None]:
     """One proof of ``check`` on its stated domain: the attempt, and the prover's result when it
-    refuted the check (a certified counterexample), else None."""
-    left = budget.per_check if deadline is None else min(budget.per_check, deadline - time.monotonic())
+    refuted the check (a certified counterexample), else None.  ``share``: the fraction of the
+    time left before ``deadline`` this attempt may take."""
+    left = budget.per_check if deadline is None else min(budget.per_check, (deadline - time.monotonic()) * min(1.0, share))
     try:
         domain = domain_of(check)
     except DomainError as exc:
@@ -102,23 +103,29 @@ def with_proof(result: CheckResult, proof: ProofAttempt, refuting: CheckResult |
 
 
 def _attempt_task(args) -> tuple[ProofAttempt, CheckResult | None]:
-    ref, budget, deadline = args
+    ref, budget, deadline, share = args
     check = ref if isinstance(ref, Check) else registered_check(ref)
     try:
-        return attempt(check, budget, deadline)
+        return attempt(check, budget, deadline, share)
     except Exception as exc:  # one check's failure is its own row, never the whole audit's
         return ProofAttempt(ProofStatus.ERROR, "", message=f"{type(exc).__name__}: {exc}"), None
 
 
 def prove_all(checks: Sequence[Check], budget: ProofBudget, jobs: int = 1,
               on_attempt: Callable[[Check, ProofAttempt, CheckResult | None], None] | None = None) -> list[tuple[ProofAttempt, CheckResult | None]]:
-    """An attempt per check, in order, on ``jobs`` processes (the total cap starts now)."""
+    """An attempt per check, in order, on ``jobs`` processes (the total cap starts now).
+
+    Each attempt may take its fair part of what is left of the total: the time left times the
+    workers, over the attempts not yet started.  Attempts that end early (z3 often answers at
+    once) pass their time on, and no check goes unattempted while others ran to their limit.
+    """
     checks = list(checks)
     deadline = time.monotonic() + budget.total
     out = []
     with make_executor(jobs) as ex:
         refs = [ex.ref(ch) for ch in checks]
-        stream = ex.imap(_attempt_task, [(ref, budget, deadline) for ref in refs])
+        workers = max(1, ex.jobs)
+        stream = ex.imap(_attempt_task, [(ref, budget, deadline, workers / (len(refs) - i)) for i, ref in enumerate(refs)])
         for check, (proof, refuting) in zip(checks, stream):
             if on_attempt:
                 on_attempt(check, proof, refuting)

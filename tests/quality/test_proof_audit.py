@@ -125,3 +125,16 @@ def test_proofs_on_worker_processes_match_proofs_in_process():
     one = [(p.status, p.domain, p.method) for p, _ in prove_all(checks, budget, jobs=1)]
     two = [(p.status, p.domain, p.method) for p, _ in prove_all(checks, budget, jobs=2)]
     assert one == two
+
+
+def test_the_total_time_is_shared_so_every_check_gets_an_attempt():
+    """exp(x + y) = exp(x) exp(y): enclosures of the two sides always overlap, so a branch and
+    bound runs until it is stopped; three such proofs share a total smaller than one's own limit."""
+    identity = Claim(
+        id="expadd", title="exp adds", statement="exp(x + y) = exp(x) exp(y)", dims=[], variables=[Scalar("x"), Scalar("y")],
+        parts=[Part("main", relation="==", lhs=lambda ctx, v: ctx.exp(v.x + v.y), rhs=lambda ctx, v: ctx.exp(v.x) * ctx.exp(v.y))],
+        prove_on=ProofDomain(box=(-1, 3)),
+    )
+    out = prove_all([identity.checks()[0]] * 3, ProofBudget(per_check=60, total=4.5))
+    assert [p.status for p, _ in out] == [ProofStatus.INCONCLUSIVE] * 3
+    assert all(p.time_limit <= 1.6 for p, _ in out)
