@@ -12,3 +12,12 @@ def check_of(claim_id, part=None, reading=None):
     checks = REGISTRY.get(claim_id).checks(reading=reading, part=part)
     assert len(checks) == 1, [c.key for c in checks]
     return checks[0]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def no_proofs_unless_asked():
+    """Commands prove surviving checks for 10 s each by default; tests that are not about proofs
+    switch them off (a test about proofs passes --prove-time itself, which wins)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("VERIFY_PROVE_TIME", "0")
+        yield

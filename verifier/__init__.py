@@ -2,12 +2,12 @@
 
 Public API for stating claims::
 
-    from verifier import Claim, Part, Reading, Hypothesis, Dim, Matrix, Vector, Scalar
+    from verifier import Claim, Part, Reading, Hypothesis, Dim, Matrix, Vector, Scalar, ProofDomain
     from verifier import Simplex, Stochastic, UnitVector, Ordered, Orthogonal, Derived  # constrained kinds
 """
 
 from ._version import __version__
-from .claims import Check, Claim, ClaimDefinitionError, Dim, Hypothesis, Matrix, Part, Reading, Scalar, Variable, Vector
+from .claims import Check, Claim, ClaimDefinitionError, Dim, Hypothesis, Matrix, Part, ProofDomain, Reading, Scalar, Variable, Vector
 from .domains import Derived, Ordered, Orthogonal, Simplex, Stochastic, UnitVector
 from .results import CheckResult, Counterexample, RunResult, Verdict
 
@@ -25,6 +25,7 @@ __all__ = [
     "Ordered",
     "Orthogonal",
     "Part",
+    "ProofDomain",
     "Reading",
     "RunResult",
     "Scalar",

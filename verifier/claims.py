@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from .contexts import Bound, FloatLiteralError, as_numbers
+from .contexts import Bound, FloatLiteralError, as_numbers, exact_decimal
 
 Fn = Callable[[Any, "Values"], Any]
 
@@ -131,6 +131,58 @@ class Hypothesis:
     strict: bool = False
 
 
+Interval = tuple[Fraction, Fraction]
+
+#: the box of every free variable when a proof domain names none: small enough for a branch
+#: and bound to decide in seconds, wide enough to hold the integer counterexamples of the pack
+DEFAULT_PROOF_BOX = ("-2", "2")
+
+
+@dataclass(frozen=True)
+class ProofDomain:
+    """Where ``verify all`` and ``verify lemma`` try to prove a check that survived the search.
+
+    A proof holds on a bounded domain at fixed dimensions only, so the claim states it:
+    ``dims`` fixes sizes by name (a dimension not named takes the smallest size the check
+    allows), ``box`` is ``(lo, hi)`` for every entry of every free variable (``None``: every
+    real value, which only the SMT method can decide), and ``boxes`` gives one variable its
+    own interval.  A variable's own bounds still apply (``eps >= 0``
+    with box ``(-2, 2)`` is proved on ``[0, 2]``); variables built by a relation
+    (``||B - A|| <= eps``) range over everything it allows.  Bounds are exact: ``"0.01"``,
+    ``"1/3"``, ints, or a float by its shortest repr.
+    """
+
+    dims: Mapping[str, int] = field(default_factory=dict)
+    box: tuple[Any, Any] | None = DEFAULT_PROOF_BOX
+    boxes: Mapping[str, tuple[Any, Any]] = field(default_factory=dict)
+
+    def __post_init__(self):
+        dims = dict(self.dims)
+        for name, size in dims.items():
+            if not isinstance(size, int) or isinstance(size, bool) or size < 1:
+                raise ClaimDefinitionError(f"ProofDomain: dimension {name} = {size!r} must be a positive int")
+        object.__setattr__(self, "dims", dims)
+        if self.box is not None:
+            object.__setattr__(self, "box", _interval("box", self.box))
+        boxes = {name: _interval(f"boxes[{name!r}]", b) for name, b in dict(self.boxes).items()}
+        object.__setattr__(self, "boxes", boxes)
+
+    def sizes(self, dims: tuple["Dim", ...]) -> dict[str, int]:
+        """Every dimension of a check: the stated size, else the smallest the check allows."""
+        return {d.name: self.dims.get(d.name, d.lo) for d in dims}
+
+
+def _interval(what: str, bounds) -> Interval:
+    try:
+        lo, hi = bounds
+        lo, hi = exact_decimal(lo), exact_decimal(hi)
+    except (TypeError, ValueError) as exc:
+        raise ClaimDefinitionError(f"ProofDomain: {what} must be (lo, hi) with exact numbers, got {bounds!r} ({exc})") from None
+    if lo > hi:
+        raise ClaimDefinitionError(f"ProofDomain: {what} = ({lo}, {hi}) is empty (lo > hi)")
+    return lo, hi
+
+
 # ----------------------------------------------------------------------------- values
 class Values:
     """Attribute access to a candidate's variables, plus ``params`` and ``dims``."""
@@ -178,6 +230,8 @@ class Part:
     #: derived quantities ``(name, f(ctx, v))`` shown and stored with a counterexample, so
     #: a reader sees the witness (the two minimisers of an ill-posed argmin, say)
     show: tuple[tuple[str, Fn], ...] = ()
+    #: where to prove this part when it survives (overrides the claim's ``prove_on``)
+    prove_on: ProofDomain | None = None
 
     def __post_init__(self):
         if self.relation not in RELATIONS:
@@ -202,6 +256,8 @@ class Reading:
     extra_variables: tuple[Variable, ...] = ()
     extra_hypotheses: tuple[Hypothesis, ...] = ()
     dims: tuple[Dim, ...] = ()
+    #: where to prove this reading's checks when they survive (overrides part and claim)
+    prove_on: ProofDomain | None = None
 
 
 DEFAULT_READING = Reading("as-printed", "The statement exactly as printed.")
@@ -229,6 +285,9 @@ class Claim:
     #: definition whose object is not unique, "surrogate-fails" for a named witness of an
     #: existential theorem (a failing witness does not refute the theorem).
     refuted_verdict: str = "refuted"
+    #: where a surviving check is proved (:class:`ProofDomain`); None: the smallest dims the
+    #: check allows and :data:`DEFAULT_PROOF_BOX`.  A part or reading may state its own.
+    prove_on: ProofDomain | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "variables", tuple(self.variables))
@@ -255,6 +314,8 @@ class Claim:
                     if s not in dim_names:
                         raise ClaimDefinitionError(f"claim {self.id}: variable {var.name} uses unknown dim {s!r}")
         _order_variables(self.id, self.variables)
+        for check in self.checks():
+            _check_proof_domain(check)
 
     def checks(self, reading: str | None = None, part: str | None = None) -> list["Check"]:
         """Every (part, reading) pair this claim asks to check."""
@@ -276,6 +337,24 @@ class Claim:
             if r.name == name:
                 return r
         raise KeyError(name)
+
+
+def _check_proof_domain(check: "Check") -> None:
+    """A proof domain that names an unknown dimension or variable, or a size the check's
+    range excludes, is refused when the claim is declared, not when a proof is attempted."""
+    spec, where = check.proof_domain, f"claim {check.claim.id} part {check.part.name} [{check.reading.name}]: prove_on"
+    ranges = {d.name: d for d in check.dims}
+    for name, size in spec.dims.items():
+        if name not in ranges:
+            raise ClaimDefinitionError(f"{where} names unknown dimension {name!r}; dimensions: {', '.join(ranges) or 'none'}")
+        if not ranges[name].lo <= size <= ranges[name].hi:
+            raise ClaimDefinitionError(f"{where} sets {name} = {size}, outside the check's range {ranges[name].lo}..{ranges[name].hi}")
+    variables = {v.name: v for v in check.variables}
+    for name in spec.boxes:
+        if name not in variables:
+            raise ClaimDefinitionError(f"{where} boxes unknown variable {name!r}; variables: {', '.join(variables)}")
+        if variables[name].radius is not None:
+            raise ClaimDefinitionError(f"{where} boxes {name}, which its relation to {variables[name].radius} bounds; box what it depends on")
 
 
 def _unique(what, names):
@@ -349,6 +428,14 @@ class Check:
     @property
     def strict(self) -> bool:
         return self.part.relation in ("<", ">")
+
+    @property
+    def proof_domain(self) -> ProofDomain:
+        """Where to prove this check: the reading's domain, else the part's, else the claim's, else the default."""
+        for spec in (self.reading.prove_on, self.part.prove_on, self.claim.prove_on):
+            if spec is not None:
+                return spec
+        return ProofDomain()
 
     @property
     def hypotheses(self) -> tuple[Hypothesis, ...]:

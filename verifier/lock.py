@@ -9,6 +9,12 @@ repository anywhere replays the same files.
 Each stored counterexample is pinned by the sha256 of its bytes (as pip's hash-checking mode
 pins a download): a file edited by hand -- an input digit, its note -- is drift even when it
 still refutes, because the evidence a reviewer read is no longer the evidence in the lock.
+
+A check that survived carries the proof tried on its claim's stated domain (schema 3): the
+domain, the method and whether it went through; ``verify check`` proves it again within the
+locked time and calls a proof that no longer goes through drift.  The share of the volume an
+inconclusive proof decided depends on the machine's speed, so it is recorded for the reader
+(rounded down) and never compared.
 """
 
 from __future__ import annotations
@@ -17,17 +23,19 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any, Mapping
 
 from ._version import __version__
-from .limits import MAX_BUDGET, MAX_DPS, MAX_SEED, MIN_DPS, LimitError, check_int, check_seconds
-from .results import Verdict
+from .limits import MAX_BUDGET, MAX_DPS, MAX_SECONDS, MAX_SEED, MIN_DPS, LimitError, check_int, check_seconds
+from .results import ProofAttempt, ProofStatus, Verdict
 from .store import CounterexampleFileError, read_bounded, read_json_object, write_atomic
 
 LOCK_NAME = "claims.lock"
 SCHEMA = "claim-verifier/lock"
-SCHEMA_VERSION = 2  # 2: every counterexample file is listed with the sha256 of its content
+SCHEMA_VERSION = 3  # 2: every counterexample file is listed with the sha256 of its content; 3: proofs of survivors
+READABLE_VERSIONS = (2, 3)  # a version-2 lock reads as one made without proofs
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 HOW_TO = "run `verify lock` at the project root to write one from a fixed-seed run"
 
@@ -49,6 +57,19 @@ class LockedSearch:
     budget: int
     time_limit: float
     dps: int
+    prove_time: float = 0.0  # seconds per proof of a survivor (0: no proofs; every version-2 lock)
+    prove_total: float = 0.0  # seconds for all proofs together
+
+
+@dataclass(frozen=True)
+class LockedProof:
+    """The proof of a surviving check as locked: where, how, and whether it went through."""
+
+    status: str  # a ProofStatus value
+    domain: str  # as printed
+    spec: Mapping[str, Any] = field(default_factory=dict)  # {"dims", "boxes", "relations"}
+    method: str = ""
+    volume_percent: float | None = None
 
 
 @dataclass(frozen=True)
@@ -61,6 +82,7 @@ class LockEntry:
     method: str = "none"
     counterexamples: tuple[str, ...] = ()  # relative to the lockfile's folder
     sha256: tuple[str, ...] = ()  # of each file's bytes, parallel to ``counterexamples``
+    proof: LockedProof | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -93,15 +115,34 @@ def to_document(lock: Lock) -> dict:
         if e.counterexamples:
             item["counterexamples"] = list(e.counterexamples)
             item["sha256"] = dict(zip(e.counterexamples, e.sha256, strict=True))
+        if e.proof is not None:
+            item["proof"] = _proof_document(e.proof)
         entries.append(item)
     return {
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
         "tool_version": lock.tool_version,
         "note": "Written by `verify lock`; `verify check` replays the counterexamples and reruns the search below, then compares.",
-        "search": {"seed": lock.search.seed, "budget": lock.search.budget, "time_limit": lock.search.time_limit, "dps": lock.search.dps},
+        "search": {"seed": lock.search.seed, "budget": lock.search.budget, "time_limit": lock.search.time_limit, "dps": lock.search.dps,
+                   "prove_time": lock.search.prove_time, "prove_total": lock.search.prove_total},
         "checks": entries,
     }
+
+
+def _proof_document(p: LockedProof) -> dict:
+    doc = {"status": p.status, "on": p.domain, "domain": dict(p.spec)}
+    if p.method:
+        doc["method"] = p.method
+    if p.volume_percent is not None and p.status != ProofStatus.PROVED.value:
+        doc["volume_percent"] = p.volume_percent
+    return doc
+
+
+def locked_proof(p: ProofAttempt | None) -> LockedProof | None:
+    """What the lock keeps of a proof attempt (not its time: that varies from run to run)."""
+    if p is None:
+        return None
+    return LockedProof(p.status.value, p.domain, dict(p.spec), p.method, p.volume_percent)
 
 
 def dumps(lock: Lock) -> str:
@@ -134,7 +175,8 @@ def relative_to_lock(lock_path: str | os.PathLike, file: str | os.PathLike) -> s
 
 
 def describe(search: LockedSearch) -> str:
-    return f"--seed {search.seed} --budget {search.budget} --time {search.time_limit:g} --dps {search.dps}"
+    return (f"--seed {search.seed} --budget {search.budget} --time {search.time_limit:g} --dps {search.dps} "
+            f"--prove-time {search.prove_time:g} --prove-total {search.prove_total:g}")
 
 
 def restricted(lock: Lock, claim_ids: set[str]) -> Lock:
@@ -164,9 +206,10 @@ def read(path: str | os.PathLike = LOCK_NAME) -> Lock:
     if doc["schema_version"] == 1:
         raise LockFileError(path, "schema_version", "version 1 does not pin the content of the counterexample files "
                                                     "(version 2 records their sha256); re-lock and commit the new file")
-    if doc["schema_version"] != SCHEMA_VERSION:
-        raise LockFileError(path, "schema_version", f"this tool reads version {SCHEMA_VERSION}, the file has {doc['schema_version']!r}")
-    search = _search(path, doc["search"])
+    if doc["schema_version"] not in READABLE_VERSIONS:
+        raise LockFileError(path, "schema_version", f"this tool reads versions {', '.join(map(str, READABLE_VERSIONS))}, "
+                                                    f"the file has {doc['schema_version']!r}")
+    search = _search(path, doc["search"], with_proofs=doc["schema_version"] >= 3)
     if not isinstance(doc["checks"], list):
         raise LockFileError(path, "checks", "must be a list")
     entries = tuple(_entry(path, i, item) for i, item in enumerate(doc["checks"]))
@@ -178,7 +221,7 @@ def read(path: str | os.PathLike = LOCK_NAME) -> Lock:
     return Lock(search=search, entries=entries, tool_version=str(doc.get("tool_version", "")), path=str(path))
 
 
-def _search(path, s) -> LockedSearch:
+def _search(path, s, with_proofs: bool) -> LockedSearch:
     if not isinstance(s, dict):
         raise LockFileError(path, "search", "must be an object")
     bounds = {"seed": (0, MAX_SEED), "budget": (1, MAX_BUDGET), "dps": (MIN_DPS, MAX_DPS)}
@@ -192,7 +235,13 @@ def _search(path, s) -> LockedSearch:
         limit = check_seconds(s.get("time_limit"))
     except LimitError as exc:
         raise LockFileError(path, "search.time_limit", str(exc)) from None
-    return LockedSearch(time_limit=limit, **values)
+    proofs = {}
+    for key in ("prove_time", "prove_total") if with_proofs else ():
+        value = s.get(key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0 <= value <= MAX_SECONDS):
+            raise LockFileError(path, f"search.{key}", f"must be a number of seconds from 0 to {MAX_SECONDS:g}, got {value!r}")
+        proofs[key] = float(value)
+    return LockedSearch(time_limit=limit, **values, **proofs)
 
 
 def _entry(path, i, item) -> LockEntry:
@@ -219,7 +268,31 @@ def _entry(path, i, item) -> LockEntry:
     return LockEntry(
         paper=item["paper"], claim=item["claim"], part=item["part"], reading=item["reading"],
         verdict=item["verdict"], method=method, counterexamples=tuple(files), sha256=tuple(hashes[f] for f in files),
+        proof=_proof(path, where, item["proof"]) if "proof" in item else None,
     )
 
 
-__all__ = ["LOCK_NAME", "Lock", "LockEntry", "LockFileError", "LockedSearch", "dumps", "file_sha256", "merged", "read", "relative_to_lock", "restricted", "write"]
+_PROOF_STATUSES = {s.value for s in ProofStatus}
+
+
+def _proof(path, where, p) -> LockedProof:
+    where = f"{where}.proof"
+    if not isinstance(p, dict):
+        raise LockFileError(path, where, "must be an object")
+    if p.get("status") not in _PROOF_STATUSES:
+        raise LockFileError(path, f"{where}.status", f"must be one of {', '.join(sorted(_PROOF_STATUSES))}, got {p.get('status')!r}")
+    for key in ("on", "method"):
+        if not isinstance(p.get(key, ""), str):
+            raise LockFileError(path, f"{where}.{key}", "must be a string")
+    domain = p.get("domain", {})
+    if not isinstance(domain, dict):
+        raise LockFileError(path, f"{where}.domain", "must be an object (dims, boxes, relations)")
+    volume = p.get("volume_percent")
+    if volume is not None and (isinstance(volume, bool) or not isinstance(volume, (int, float)) or not 0 <= volume <= 100):
+        raise LockFileError(path, f"{where}.volume_percent", f"must be a percentage from 0 to 100, got {volume!r}")
+    if p["status"] == ProofStatus.PROVED.value:
+        volume = 100.0
+    return LockedProof(p["status"], p.get("on", ""), domain, p.get("method", ""), None if volume is None else float(volume))
+
+
+__all__ = ["LOCK_NAME", "Lock", "LockEntry", "LockFileError", "LockedProof", "LockedSearch", "locked_proof", "dumps", "file_sha256", "merged", "read", "relative_to_lock", "restricted", "write"]

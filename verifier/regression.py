@@ -6,6 +6,10 @@ fast).  Checks locked without a counterexample are searched again with the lock'
 budget: the search is a pure function of (seed, budget) until its time cap, and a search cut
 short by the cap is a prefix of the full one, so a fresh run can only differ from the lock
 when the claim, the engine or the evidence changed -- which is exactly what drift means.
+
+A survivor locked with a proof is proved again on the domain its claim states now, within
+the lock's proof times: a proof that no longer goes through, or a domain that moved, is
+drift; an inconclusive proof that now goes through is a note (the lock can record it).
 """
 
 from __future__ import annotations
@@ -23,8 +27,9 @@ from .engine import SearchConfig, run_check
 from .search import error_result as search_error_result
 from .executor import die_with_parent
 from .limits import available_cores
-from .lock import Lock, LockEntry, LockedSearch, file_sha256, relative_to_lock
-from .results import CheckResult, Verdict
+from .lock import Lock, LockEntry, LockedSearch, file_sha256, locked_proof, relative_to_lock
+from .proof_audit import ProofBudget, prove_all, wants_proof, with_proof
+from .results import CheckResult, ProofStatus, Verdict
 from .store import CounterexampleFileError, CounterexampleStore, Replay, read_document, replay
 
 FindClaim = Callable[[str, str], object]
@@ -35,6 +40,8 @@ NO_LONGER_REFUTES = "stored counterexample no longer refutes"
 CONTENT_CHANGED = "stored counterexample edited since the lock"
 COULD_NOT_CHECK = "could not be checked"
 VERDICT_MOVED = "verdict moved"
+PROOF_LOST = "proof no longer goes through"
+PROOF_DOMAIN_MOVED = "proof domain changed"
 NOT_LOCKED = "not in the lock"
 GONE = "in the lock, no longer in the registry"
 
@@ -84,6 +91,17 @@ class Regression:
 
 def search_config(search: LockedSearch) -> SearchConfig:
     return SearchConfig(seed=search.seed, budget=search.budget, time_limit=search.time_limit, dps=search.dps)
+
+
+def proof_budget(search: LockedSearch) -> ProofBudget:
+    return ProofBudget(per_check=search.prove_time, total=search.prove_total, dps=search.dps)
+
+
+def prove_searched(checks: list[Check], searched: dict, budget: ProofBudget, jobs: int) -> None:
+    """Attach to each searched result that survived the proof of its check (in ``checks`` order)."""
+    todo = [ch for ch in checks if ch.key in searched and wants_proof(searched[ch.key])] if budget.enabled else []
+    for check, (proof, refuting) in zip(todo, prove_all(todo, budget, jobs)):
+        searched[check.key] = with_proof(searched[check.key], proof, refuting)
 
 
 # ---------------------------------------------------------------------------- check
@@ -136,6 +154,10 @@ def _check_evidence(entry, check, lock, find_claim, base, start) -> Outcome:
 def _check_search(entry, check, lock, progress, result, base, start) -> Outcome:
     if result is None:
         result = guarded_search(check, search_config(lock.search), progress)
+        if entry.proof is not None:
+            searched = {check.key: result}
+            reprove_locked([check], {check.key: entry}, searched, lock.search, 1)
+            result = searched[check.key]
     now = result.verdict.value
     change, detail = "", ""
     if now != entry.verdict:
@@ -147,7 +169,44 @@ def _check_search(entry, check, lock, progress, result, base, start) -> Outcome:
             detail = result.message or result.stop_reason
     elif result.time_limited:
         detail = f"time cap reached after {result.stats.evaluations:,} of {lock.search.budget:,} evaluations"
+    if not change and entry.proof is not None:
+        change, detail = compare_proof(entry, result, detail)
     return Outcome(**base, now=now, change=change, detail=detail, result=result, seconds=max(result.seconds, time.monotonic() - start))
+
+
+#: a proof locked as going through gets this many times the locked time when checked again, so
+#: a slower or busier CI machine does not turn the lock's proof into drift
+REPROVE_SLACK = 3.0
+
+
+def reprove_locked(checks: list[Check], locked: dict, searched: dict, search: LockedSearch, jobs: int) -> None:
+    """Prove again every searched check the lock holds a proof for: the proofs that went through
+    first (with slack, and before the total cap can run out), then the inconclusive ones."""
+    budget = proof_budget(search)
+    held = [ch for ch in checks if locked[ch.key].proof is not None]
+    went_through = [ch for ch in held if locked[ch.key].proof.status == ProofStatus.PROVED.value]
+    start = time.monotonic()
+    prove_searched(went_through, searched, dataclasses.replace(budget, per_check=budget.per_check * REPROVE_SLACK), jobs)
+    rest = dataclasses.replace(budget, total=max(0.0, budget.total - (time.monotonic() - start)))
+    prove_searched([ch for ch in held if ch not in went_through], searched, rest, jobs)
+
+
+def compare_proof(entry: LockEntry, result: CheckResult, detail: str = "") -> tuple[str, str]:
+    """(change, detail) between a locked proof and the one just tried; a gain is a note, not drift."""
+    locked, now = entry.proof, locked_proof(result.proof)
+    notes = [detail] if detail else []
+    if now is None:
+        return PROOF_LOST, f"locked {locked.status} on {locked.domain}; no proof was tried now"
+    if now.spec != locked.spec:
+        return PROOF_DOMAIN_MOVED, f"locked on {locked.domain}, now stated as {now.domain}; run `verify lock` to record it"
+    proved = ProofStatus.PROVED.value
+    if locked.status == proved and now.status != proved:
+        why = f": {result.proof.message}" if result.proof.message else ""
+        share = f", {now.volume_percent:g} % of the volume decided" if now.volume_percent is not None else ""
+        return PROOF_LOST, f"on {now.domain}: now {now.status}{share} within {result.proof.time_limit:g} s{why}"
+    if now.status == proved and locked.status != proved:
+        notes.append(f"the proof now goes through on {now.domain} (locked {locked.status}); `verify lock` records it")
+    return "", "; ".join(notes)
 
 
 def error_result(check: Check, config: SearchConfig, exc: Exception, seconds: float = 0.0) -> CheckResult:
@@ -181,6 +240,7 @@ def run_regression(lock: Lock, checks: Iterable[Check], find_claim: FindClaim, p
     checks = list(checks)
     to_search = [ch for ch in checks if ch.key in locked and not locked[ch.key].counterexamples]
     searched = dict(zip((ch.key for ch in to_search), search_many(to_search, search_config(lock.search), jobs, progress_factory)))
+    reprove_locked(to_search, locked, searched, lock.search, jobs)
     outcomes = []
     for check in checks:
         entry = locked.get(check.key)
@@ -268,6 +328,7 @@ def make_lock(checks: Iterable[Check], search: LockedSearch, store: Counterexamp
         evidence[check.key] = refuting, stale
     to_search = [ch for ch in checks if not evidence[ch.key][0] and ch.key not in failed]
     searched = dict(zip((ch.key for ch in to_search), search_many(to_search, search_config(search), jobs, progress_factory)))
+    prove_searched(to_search, searched, proof_budget(search), jobs)
     searched.update(failed)
     rows = []
     for check in checks:
@@ -287,7 +348,7 @@ def make_lock(checks: Iterable[Check], search: LockedSearch, store: Counterexamp
                 path = store.save(result.counterexample, statement=check.part.statement or check.claim.statement)
                 saved = relative_to_lock(lock_path, path)
             entry = LockEntry(**key, verdict=result.verdict.value, method=result.method, counterexamples=(saved,) if saved else (),
-                              sha256=(file_sha256(path),) if saved else ())
+                              sha256=(file_sha256(path),) if saved else (), proof=None if saved else locked_proof(result.proof))
             rows.append(LockRow(entry, result, (), saved=saved, stale=stale_names))
         except Exception as exc:
             result = error_result(check, search_config(search), exc)
@@ -306,5 +367,5 @@ def stored_files(store: CounterexampleStore, check: Check) -> list[Path]:
     return out
 
 
-__all__ = ["CONTENT_CHANGED", "COULD_NOT_CHECK", "GONE", "LockRow", "NOT_LOCKED", "NOW_REFUTED", "NO_LONGER_REFUTES", "Outcome", "Regression", "VERDICT_MOVED",
-           "check_entry", "default_jobs", "describe_error", "error_result", "guarded_search", "make_lock", "run_regression", "search_config", "search_many", "stored_files"]
+__all__ = ["CONTENT_CHANGED", "COULD_NOT_CHECK", "GONE", "LockRow", "NOT_LOCKED", "NOW_REFUTED", "NO_LONGER_REFUTES", "Outcome", "PROOF_DOMAIN_MOVED",
+           "PROOF_LOST", "Regression", "VERDICT_MOVED", "check_entry", "compare_proof", "proof_budget", "prove_searched", "default_jobs", "describe_error", "error_result", "guarded_search", "make_lock", "run_regression", "search_config", "search_many", "stored_files"]

@@ -80,6 +80,31 @@ class SearchStats:
     tight_detail: str | None = None  # the certifier's words for one of them (enclosure, bits)
 
 
+class ProofStatus(str, Enum):
+    PROVED = "proved"  # on the stated domain
+    INCONCLUSIVE = "inconclusive"  # the time limit came first; ``volume_percent`` says how far it got
+    REFUTED = "refuted"  # the proof found a certified counterexample the search missed
+    ERROR = "error"  # the claim raised in the prover, or its proof domain is unusable
+    NOT_ATTEMPTED = "not attempted"  # the total proof time was spent before this check's turn
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class ProofAttempt:
+    """A proof tried for a check that survived the search, on the domain its claim states."""
+
+    status: ProofStatus
+    domain: str  # as printed: "n = 2; a \u2208 [-2, 2]^2, eps \u2208 [0, 2]"
+    spec: Mapping[str, Any] = field(default_factory=dict)  # {"dims", "boxes", "relations"}: what the lock records
+    method: str = ""  # smt | branch-and-bound
+    volume_percent: float | None = None  # share of the box volume decided, rounded down to 0.1 %
+    seconds: float = 0.0
+    time_limit: float = 0.0
+    message: str = ""
+
+
 @dataclass(frozen=True)
 class CheckResult:
     claim: str
@@ -102,6 +127,7 @@ class CheckResult:
     relation: str = "<="
     domain: str = ""  # for verdict PROVED: where it was proved
     time_limited: bool = False  # the search stopped at its time limit before its budget
+    proof: ProofAttempt | None = None  # for a check that survived: the proof tried on its stated domain
 
     @property
     def ratio_name(self) -> str:

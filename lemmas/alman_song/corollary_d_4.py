@@ -9,7 +9,7 @@ l_inf to l_inf, so the left side is at most min(1, ||b||/2) against about 2||b||
 right; the largest ratio lhs/rhs is 1/4 (at b -> 0), and b = 0 gives 0 <= 0.
 """
 
-from verifier import Claim, Dim, Part, Vector
+from verifier import Claim, Dim, Part, ProofDomain, Vector
 
 from . import PAPER
 from .common import softm
@@ -24,6 +24,7 @@ claim = Claim(
     latex=r"\|\mathrm{softm}(a+b)-\mathrm{softm}(a)\|_\infty \le 2(e^{\|b\|_\infty}-1)",
     notes="softm is Definition 3.1's softmax; ||.||_inf is the max norm.",
     dims=[Dim("n", 1, 8)],
+    prove_on=ProofDomain(dims={"n": 2}),
     variables=[Vector("a", "n"), Vector("b", "n")],
     parts=[
         Part(

@@ -28,7 +28,7 @@ value m* = ||Z - 1 y^T||_inf they share (the part's ``show``), so Z and two diff
 minimisers are on the page.
 """
 
-from verifier import Claim, Dim, Matrix, Reading
+from verifier import Claim, Dim, Matrix, ProofDomain, Reading
 from verifier.library import max_norm, res_minimiser_bounds, unique_argmin
 
 from . import PAPER
@@ -69,7 +69,8 @@ claim = Claim(
     ],
     readings=[
         Reading("as-printed", "Any n x d matrix Z."),
-        Reading("d=1", "One column (d = 1): the midrange is the unique minimiser.", dims=(Dim("d", 1, 1),)),
+        Reading("d=1", "One column (d = 1): the midrange is the unique minimiser.", dims=(Dim("d", 1, 1),),
+                prove_on=ProofDomain(dims={"n": 4}, box=None)),
     ],
     refuted_verdict="ill-posed",
 )

@@ -17,7 +17,7 @@ violation).  Huge |a| or x overflow exp in float64; those candidates are non-fin
 skipped, the mathematics does not change.
 """
 
-from verifier import Claim, Dim, Part, Scalar, Vector
+from verifier import Claim, Dim, Part, ProofDomain, Scalar, Vector
 
 from . import PAPER
 from .common import softm_by_definition
@@ -35,6 +35,7 @@ claim = Claim(
         "max-shift, which is this fact. Entrywise equality of the two vectors."
     ),
     dims=[Dim("n", 1, 6)],
+    prove_on=ProofDomain(dims={"n": 2}),  # the identity through exp: ball enclosures of both sides overlap, never separate
     variables=[Vector("x", "n"), Scalar("a")],
     parts=[
         Part(

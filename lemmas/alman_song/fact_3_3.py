@@ -23,7 +23,7 @@ of AB is a sum of k products each at most ||A||_inf ||B||_inf in size; (3) ||AB|
 p ||A||_1 ||B||_inf, since ||AB||_1 <= sum_{i,t,j} |A_it||B_tj| <= p ||A||_1 ||B||_inf.
 """
 
-from verifier import Claim, Dim, Matrix, Part, Reading
+from verifier import Claim, Dim, Matrix, Part, ProofDomain, Reading
 from verifier.claims import DEFAULT_READING
 
 from . import PAPER
@@ -42,6 +42,7 @@ claim = Claim(
     parts=[
         Part(
             "1",
+            prove_on=ProofDomain(dims={"m": 1, "k": 2, "p": 2}, box=None),  # z3, every real A and B
             lhs=lambda ctx, v: ctx.norm_1(v.A @ v.B),
             rhs=lambda ctx, v: ctx.norm_1(v.A) * ctx.norm_1(v.B),
             statement="||AB||_1 <= ||A||_1 * ||B||_1",
@@ -51,6 +52,7 @@ claim = Claim(
         ),
         Part(
             "2",
+            prove_on=ProofDomain(dims={"m": 1, "k": 2, "p": 1}, box=None),  # z3, every real A and B
             lhs=lambda ctx, v: ctx.norm_inf(v.A @ v.B),
             rhs=lambda ctx, v: ctx.norm_inf(v.A) * ctx.norm_inf(v.B),
             statement="||AB||_inf <= ||A||_inf * ||B||_inf",
@@ -60,6 +62,7 @@ claim = Claim(
         ),
         Part(
             "3",
+            prove_on=ProofDomain(dims={"m": 1, "k": 1, "p": 2}, box=None),  # z3, every real A and B
             lhs=lambda ctx, v: ctx.norm_1(v.A @ v.B),
             rhs=lambda ctx, v: ctx.norm_1(v.A) * ctx.norm_inf(v.B),
             statement="||AB||_1 <= ||A||_1 * ||B||_inf",

@@ -21,7 +21,7 @@ equality exactly -- so the strict reading of (3) is false (for every a and eps >
 b = eps * 1), and the <= reading survives with margins that reach 0.
 """
 
-from verifier import Claim, Dim, Hypothesis, Part, Reading, Scalar, Vector
+from verifier import Claim, Dim, Hypothesis, Part, ProofDomain, Reading, Scalar, Vector
 
 from . import PAPER
 from .common import alpha
@@ -43,6 +43,7 @@ claim = Claim(
         "eps > 0 is taken as a hypothesis. Parts (1), (2) are checked for every index i."
     ),
     dims=[Dim("n", 1, 6)],
+    prove_on=ProofDomain(dims={"n": 1}, box=(-1, 1)),  # parts (1), (2) hold entrywise, so n = 1 is each entry's statement
     variables=[Vector("a", "n"), Scalar("eps", lo=0), Vector("b", "n", radius="eps")],
     hypotheses=[Hypothesis("eps > 0", lambda ctx, v: v.eps, strict=True)],
     parts=[

@@ -49,7 +49,7 @@ Hand derivation.
   ||R_X - R_B|| <= ||R_A|| is Lemma 4.1, false as well (claim 5.2-step).
 """
 
-from verifier import Claim, Dim, Hypothesis, Matrix, Part, Reading, Scalar
+from verifier import Claim, Dim, Hypothesis, Matrix, Part, ProofDomain, Reading, Scalar
 
 from . import PAPER
 from .common import RES_ADVERSARIAL, RES_MIDRANGE, balance, minimiser_choices, res, res_midrange, softm
@@ -103,12 +103,13 @@ _EPS = Scalar("eps", lower=_eps_floor, lower_text="K ||Res(X)||_inf (some K: ||R
 _THETA = Scalar("theta", lower=_theta_floor, lower_text="balance(Res(X) W_1 Res(X)^T)")
 
 
-def _plain(name, summary, **params):
+def _plain(name, summary, prove_on=None, **params):
     return Reading(
         name,
         summary,
         params={**RES_MIDRANGE, "model": "plain", "some_K": True, **params},
         extra_variables=(Matrix("X", "n", "d"), _EPS),
+        prove_on=prove_on,
     )
 
 
@@ -153,7 +154,8 @@ claim = Claim(
     ],
     readings=[
         _plain("as-printed", "softm_1 = softm_2 = softm applied to the n x d matrix itself; some K >= 0; Res of Definition 3.4."),
-        _plain("rowwise-res", "As printed, but Res removes a constant from each row, as the proof's X = R_X + y_X 1_d^T.", rows=True),
+        _plain("rowwise-res", "As printed, but Res removes a constant from each row, as the proof's X = R_X + y_X 1_d^T.", rows=True,
+               prove_on=ProofDomain(dims={"n": 2, "d": 1}, box=(-1, 1))),
         Reading(
             "n-equals-d",
             "A = softm(X W_1 X^T), head 1's n x n attention matrix (n = d, as Appendix C says); softm_2(Z) = softm(Z W_2 Z^T); some K >= 0.",

@@ -21,7 +21,7 @@ reading is false for every a and eps > 0 -- e.g. n = 1, a = 0, eps = 1, b = -1 (
 both sides equal e - 1, which only a symbolic proof of equality can certify.
 """
 
-from verifier import Claim, Dim, Hypothesis, Part, Reading, Scalar, Vector
+from verifier import Claim, Dim, Hypothesis, Part, ProofDomain, Reading, Scalar, Vector
 
 from . import PAPER
 from .common import alpha
@@ -53,6 +53,7 @@ claim = Claim(
         "are checked. alpha(x) = <exp(x), 1_n> (Definition 3.1); eps > 0 is taken as a hypothesis."
     ),
     dims=[Dim("n", 1, 6)],
+    prove_on=ProofDomain(dims={"n": 1}, box=(-1, 1)),
     variables=[Vector("a", "n"), Scalar("eps", lo=0), Vector("b", "n", radius="eps")],
     hypotheses=[Hypothesis("eps > 0", lambda ctx, v: v.eps, strict=True)],
     parts=[

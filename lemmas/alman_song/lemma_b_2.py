@@ -12,7 +12,7 @@ It is far from tight: for small eps the left side is at most about eps/2 (the so
 1/2-Lipschitz from l_inf to l_inf), against 2 eps on the right, and it never exceeds 1.
 """
 
-from verifier import Claim, Dim, Part, Scalar, Vector
+from verifier import Claim, Dim, Part, ProofDomain, Scalar, Vector
 
 from . import PAPER
 from .common import softm
@@ -27,6 +27,7 @@ claim = Claim(
     latex=r"\|b\|_\infty \le \epsilon \implies \|\mathrm{softm}(a+b)-\mathrm{softm}(a)\|_\infty \le 2(e^\epsilon-1)",
     notes="softm is the softmax of Definition 3.1; ||.||_inf is the max norm.",
     dims=[Dim("n", 1, 8)],
+    prove_on=ProofDomain(dims={"n": 2}, box=(-1, 1), boxes={"eps": ("0.01", 1)}),  # off the face eps = 0, where both sides vanish
     variables=[Vector("a", "n"), Scalar("eps", lo=0), Vector("b", "n", radius="eps")],
     parts=[
         Part(

@@ -15,7 +15,7 @@ sum_l exp(A~_il): P_ij in [e^{-D_ii} P~_ij, e^{D_ii} P~_ij].  Equality holds whe
 approached only as P~_ij -> 0 with E_ij an extreme of its row.
 """
 
-from verifier import Claim, Dim, Matrix, Part
+from verifier import Claim, Dim, Matrix, Part, ProofDomain
 
 from . import PAPER
 from .common import softm
@@ -44,6 +44,7 @@ claim = Claim(
     latex=r"e^{-D_{i,i}}\widetilde P_{i,j} \le P_{i,j} \le e^{D_{i,i}}\widetilde P_{i,j}",
     notes="A, E are n x n; softm is the row softmax; D is Definition 3.5's, evaluated literally over all pairs.",
     dims=[Dim("n", 1, 5)],
+    prove_on=ProofDomain(dims={"n": 2}, box=(-1, 1)),  # n = 1 is trivial (softmax of one entry is 1)
     variables=[Matrix("A", "n", "n"), Matrix("E", "n", "n")],
     parts=[
         Part(

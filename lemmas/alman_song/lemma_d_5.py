@@ -17,7 +17,7 @@ with e - 1 < 2 at x = 1), so the bound is 4x; it is loose (sup ratio 1/8, the 1/
 constant over 4) and tight only at b = 0 (0 <= 0).
 """
 
-from verifier import Claim, Dim, Part, Reading, Vector
+from verifier import Claim, Dim, Part, ProofDomain, Reading, Vector
 
 from . import PAPER
 from .common import softm
@@ -41,6 +41,7 @@ claim = Claim(
         "is about softm(a+b) - softm(a). Both readings are checked."
     ),
     dims=[Dim("n", 1, 6)],
+    prove_on=ProofDomain(dims={"n": 2}),
     variables=[Vector("a", "n"), Vector("b", "n", lo=-1, hi=1)],
     parts=[
         Part(

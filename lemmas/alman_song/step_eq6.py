@@ -20,7 +20,7 @@ r^T = beta (x^T W + b^T) R^T.  Expected: survives; the two sides agree to within
 enclosures ('tight').
 """
 
-from verifier import Claim, Dim, Hypothesis, Matrix, Part, Scalar, Vector
+from verifier import Claim, Dim, Hypothesis, Matrix, Part, ProofDomain, Scalar, Vector
 
 from . import PAPER
 from .common import res_readings, softm, split_res
@@ -51,6 +51,7 @@ claim = Claim(
     latex=r"\mathrm{softm}(A) = \mathrm{softm}(\beta R W R^\top + \mathbf{1}_n r^\top)",
     notes="A = beta (X W_q + 1 b_q^T)(X W_k + 1 b_k^T)^T, the proof's scaled scores with biases; entrywise equality.",
     dims=[Dim("n", 1, 4), Dim("d", 1, 3)],
+    prove_on=ProofDomain(dims={"n": 2, "d": 1}, box=(-1, 1)),  # n = 1 is trivial (softmax of one entry is 1)
     variables=[
         Matrix("X", "n", "d"),
         Matrix("Wq", "d", "d"),

@@ -21,7 +21,7 @@ X W X^T = R W R^T + 1 x^T W R^T + (row constants), and 1 x^T W R^T varies along 
 (n = 2, d = 1 suffices).
 """
 
-from verifier import Claim, Dim, Matrix, Part, Reading
+from verifier import Claim, Dim, Matrix, Part, ProofDomain, Reading
 
 from . import PAPER
 from .common import RES_MIDRANGE, res, res_midrange, res_readings, softm
@@ -52,6 +52,7 @@ claim = Claim(
         "(reading rowwise-res). softm_1 is softm applied to X itself, or (reading attention) softm(X W X^T)."
     ),
     dims=[Dim("n", 1, 4), Dim("d", 1, 4)],
+    prove_on=ProofDomain(dims={"n": 2, "d": 1}),
     variables=[Matrix("X", "n", "d")],
     parts=[
         Part(

@@ -33,7 +33,7 @@ def entry_of(doc, claim, part, reading):
 # ------------------------------------------------------------------------------ content hashes
 def test_lock_records_the_sha256_of_every_listed_file(project):
     doc = lock_doc(project)
-    assert doc["schema_version"] == 2
+    assert doc["schema_version"] == 3
     listed = [(e, f) for e in doc["checks"] for f in e.get("counterexamples", [])]
     assert listed
     for e, f in listed:

@@ -197,8 +197,9 @@ def _config(seed, budget, time_limit, dps, no_shrink, jobs=1) -> SearchConfig:
     return SearchConfig(seed=seed, budget=budget, time_limit=time_limit, dps=dps, shrink=not no_shrink, jobs=jobs)
 
 
-def _run(checks, config, save, store_dir, as_json, force=False):
-    """Run checks (progress bar on a terminal, none in JSON mode); store counterexamples if asked.
+def _run(checks, config, save, store_dir, as_json, force=False, proofs=None):
+    """Run checks (progress bar on a terminal, none in JSON mode), prove the survivors within the
+    ``proofs`` budget (a :class:`~verifier.proof_audit.ProofBudget`); store counterexamples if asked.
 
     Returns (run, saved paths, the console for human output); JSON is printed here.
     """
@@ -210,15 +211,21 @@ def _run(checks, config, save, store_dir, as_json, force=False):
         run = run_checks(checks, config, None if as_json else progress.for_check)
     finally:
         progress.close()
+    if proofs is not None:
+        from ..proof_audit import prove_survivors
+        from ..reporters.progress import proving_many
+
+        with proving_many(console, run.results, proofs, enabled=not as_json):
+            run = prove_survivors(checks, run, proofs, config.jobs)
     saved = _save_counterexamples(run, checks, store_dir, force=force) if save else {}
     if as_json:
         click.echo(json_report.dumps_results(run.results, saved))
     return run, saved, console
 
 
-def _run_and_report(claims_checks, config, save, store_dir, as_json, force=False) -> RunResult:
+def _run_and_report(claims_checks, config, save, store_dir, as_json, force=False, proofs=None) -> RunResult:
     checks = [ch for _, chs in claims_checks for ch in chs]
-    run, saved, console = _run(checks, config, save, store_dir, as_json, force)
+    run, saved, console = _run(checks, config, save, store_dir, as_json, force, proofs)
     if not as_json:
         for claim, chs in claims_checks:
             keys = {c.key for c in chs}

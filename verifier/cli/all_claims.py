@@ -1,34 +1,102 @@
-"""``verify all``: every claim, part and reading of the registry."""
+"""``verify all``: every claim, part and reading of the registry, each survivor proved on its stated domain."""
 
 from __future__ import annotations
 
+import functools
 import sys
 
 import click
 
 from ..engine import QUICK, SearchConfig, run_checks
+from ..limits import MAX_SECONDS
+from ..proof_audit import ProofBudget, prove_survivors, wants_proof
 from ..reporters import json_report, text
 from ..reporters.progress import StreamingRows
 from . import _save_counterexamples, err_console, main, pack_option, registry, search_options
 
 
+class ProofSeconds(click.FloatRange):
+    """Seconds in [0, MAX_SECONDS]; 0 switches proofs off; ``nan`` is refused."""
+
+    name = "seconds"
+
+    def __init__(self):
+        super().__init__(min=0, max=MAX_SECONDS)
+
+    def convert(self, value, param, ctx):
+        value = super().convert(value, param, ctx)
+        if value != value:
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        return value
+
+
+PROOF_SECONDS = ProofSeconds()
+PROVE_TIME_ENV = "VERIFY_PROVE_TIME"  # the default of --prove-time (on all, lemma and lock) from the environment
+
+
+def prove_time_option(default: float):
+    return click.option("--prove-time", "prove_time", type=PROOF_SECONDS, default=default, show_default=True, envvar=PROVE_TIME_ENV,
+                        help=f"Seconds to prove each surviving check on the domain its claim states (0: no proofs; default also from ${PROVE_TIME_ENV}).")
+
+
+def prove_total_option(default: float):
+    return click.option("--prove-total", "prove_total", type=PROOF_SECONDS, default=default, show_default=True,
+                        help="Seconds for all proofs together; checks not reached say so.")
+
+
+def prove_options(fn):
+    """``--prove-time`` and ``--prove-total``, handed to the command as one ``proofs`` budget."""
+
+    @prove_time_option(ProofBudget.per_check)
+    @prove_total_option(ProofBudget.total)
+    @functools.wraps(fn)
+    def wrapper(prove_time, prove_total, **kw):
+        return fn(proofs=ProofBudget(per_check=prove_time, total=prove_total, dps=kw.get("dps", ProofBudget.dps)), **kw)
+
+    return wrapper
+
+
+#: proofs under --quick unless --prove-time / --prove-total are given: the CI budget decides little more
+QUICK_PROOFS = ProofBudget(per_check=2.0, total=20.0)
+
+
+def _quick_proofs(proofs: ProofBudget) -> ProofBudget:
+    ctx = click.get_current_context()
+    given = {name for name in ("prove_time", "prove_total") if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT}
+    return ProofBudget(per_check=proofs.per_check if "prove_time" in given else QUICK_PROOFS.per_check,
+                       total=proofs.total if "prove_total" in given else QUICK_PROOFS.total, dps=proofs.dps)
+
+
 @main.command("all")
 @pack_option
-@click.option("--quick", is_flag=True, help=f"A small budget for CI ({QUICK.budget:,} evaluations, {QUICK.time_limit:g} s per check).")
+@click.option("--quick", is_flag=True, help=f"A small budget for CI ({QUICK.budget:,} evaluations, {QUICK.time_limit:g} s per check; "
+                                            f"proofs {QUICK_PROOFS.per_check:g} s each, {QUICK_PROOFS.total:g} s in all).")
 @search_options
-def all_cmd(quick, seed, budget, time_limit, dps, no_shrink, jobs, save, force, store_dir, as_json):
-    """Audit the whole paper: one row per claim, part and reading, printed as each check finishes."""
+@prove_options
+def all_cmd(quick, seed, budget, time_limit, dps, no_shrink, jobs, save, force, store_dir, as_json, proofs):
+    """Audit the whole paper: one row per claim, part and reading, printed as each check finishes.
+
+    A check that survives the search is then proved on the bounded domain its claim states
+    (--prove-time per check, --prove-total for all), on --jobs processes; its row comes when
+    the proof is done and says "proved on DOMAIN" or how much of the domain was decided.
+    """
     if quick:
         config = SearchConfig(seed=seed, budget=QUICK.budget, time_limit=QUICK.time_limit, dps=dps, shrink=not no_shrink, jobs=jobs)
+        proofs = _quick_proofs(proofs)
     else:
         config = SearchConfig(seed=seed, budget=budget, time_limit=time_limit, dps=dps, shrink=not no_shrink, jobs=jobs)
     checks = [ch for c in registry() for ch in c.checks()]
     console = err_console()
     if as_json:
-        run = run_checks(checks, config)
+        run = prove_survivors(checks, run_checks(checks, config), proofs, jobs)
     else:
         with StreamingRows(console, len(checks), text.summary_header()) as rows:
-            run = run_checks(checks, config, on_result=lambda r: rows.add(text.summary_row(r)))
+            def searched(r):  # a survivor's row waits for its proof
+                if not (proofs.enabled and wants_proof(r)):
+                    rows.add(text.summary_row(r))
+
+            run = prove_survivors(checks, run_checks(checks, config, on_result=searched), proofs, jobs,
+                                  on_result=lambda r: rows.add(text.summary_row(r)))
     saved = _save_counterexamples(run, checks, store_dir, force) if save else {}
     if as_json:
         click.echo(json_report.dumps_results(run.results, saved))

@@ -18,6 +18,8 @@ from ..results import RunResult, Verdict
 from ..store import CounterexampleStore, write_atomic
 from . import BUDGET, DPS, SECONDS, SEED, UsageFailure, _save_counterexamples, err_console, get_claim, main, pack_option, registry
 from . import jobs_option as shared_jobs_option
+from .all_claims import prove_time_option, prove_total_option
+from ..proof_audit import ProofBudget
 from .kernel import coq_options, exit_code, kernel_checks
 
 LOCK_TIME_LIMIT = 30.0  # a safety cap well above what the CI budget needs, so the budget decides
@@ -100,16 +102,19 @@ def locked_run(checks, search: LockedSearch, store_dir: Path, lock_path: Path, j
 @click.option("--time", "time_limit", type=SECONDS, default=LOCK_TIME_LIMIT, show_default=True,
               help="Safety cap in seconds per check; set it well above what the budget needs so the budget decides.")
 @click.option("--dps", type=DPS, default=QUICK.dps, show_default=True)
+@prove_time_option(ProofBudget.per_check)
+@prove_total_option(ProofBudget.total)
 @jobs_option
 @claim_option
-def lock_cmd(lock_path, store_dir, seed, budget, time_limit, dps, jobs, claim_ids):
+def lock_cmd(lock_path, store_dir, seed, budget, time_limit, dps, prove_time, prove_total, jobs, claim_ids):
     """Write the lockfile: the verdict of every claim, part and reading, from a fixed-seed run.
 
     Stored counterexamples that still refute are listed as the evidence; checks without one
-    are searched, and a counterexample found is saved under --store.
+    are searched, and a counterexample found is saved under --store.  A check that survives
+    is proved on its claim's stated domain, and the lock records where and whether it went through.
     """
     console = err_console()
-    search = LockedSearch(seed=seed, budget=budget, time_limit=time_limit, dps=dps)
+    search = LockedSearch(seed=seed, budget=budget, time_limit=time_limit, dps=dps, prove_time=prove_time, prove_total=prove_total)
     old = read_lock(lock_path) if claim_ids and lock_path.exists() else None
     if old is not None and old.search != search:  # refuse before searching, not after
         raise UsageFailure(f"{lock_path} was made with {lockfile.describe(old.search)}; pass the same options, or re-lock every claim")
@@ -132,7 +137,7 @@ def lock_cmd(lock_path, store_dir, seed, budget, time_limit, dps, jobs, claim_id
 @claim_option
 @coq_options
 def check_cmd(lock_path, junit_file, as_json, save, store_dir, jobs, claim_ids, coq, coq_dir):
-    """Replay the locked counterexamples, rerun the locked search, and compare with the lock.
+    """Replay the locked counterexamples, rerun the locked search and proofs, and compare with the lock.
 
     Exit 0 when everything matches, 1 with a drift table otherwise (or, with --coq, when coqc
     rejects a proof), 2 on a missing or corrupt lockfile or counterexample file.  Nothing is

@@ -11,6 +11,7 @@ import click
 from ..reporters import coq_report, json_report, replay_report, text
 from ..store import replay as replay_file
 from . import DPS, _config, select_checks, _run_and_report, err_console, get_claim, main, out_console, pack_option, registry, search_options
+from .all_claims import prove_options
 from .kernel import coq_options, exit_code, kernel_checks
 
 
@@ -20,11 +21,12 @@ from .kernel import coq_options, exit_code, kernel_checks
 @click.option("--reading", default=None, help="Run one reading only (default: every reading).")
 @click.option("--part", default=None, help="Run one part only.")
 @search_options
-def lemma_cmd(claim_id, reading, part, seed, budget, time_limit, dps, no_shrink, jobs, save, force, store_dir, as_json):
-    """Search one claim (any id: 4.1, 3.3, B.2, ...) for a certified counterexample."""
+@prove_options
+def lemma_cmd(claim_id, reading, part, seed, budget, time_limit, dps, no_shrink, jobs, save, force, store_dir, as_json, proofs):
+    """Search one claim (any id: 4.1, 3.3, B.2, ...) for a certified counterexample; prove what survives on the claim's stated domain."""
     claim = get_claim(claim_id)
     checks = select_checks(claim, reading, part)
-    run = _run_and_report([(claim, checks)], _config(seed, budget, time_limit, dps, no_shrink, jobs), save, store_dir, as_json, force)
+    run = _run_and_report([(claim, checks)], _config(seed, budget, time_limit, dps, no_shrink, jobs), save, store_dir, as_json, force, proofs)
     sys.exit(run.exit_code)
 
 

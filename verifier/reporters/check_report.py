@@ -13,6 +13,7 @@ from rich.text import Text
 from ..regression import LockRow, Outcome, Regression
 from ..results import Verdict
 from .json_report import result_to_dict
+from .proof_text import audit_verdict
 from .text import STYLE
 
 
@@ -33,7 +34,9 @@ def evidence(o: Outcome) -> str:
     if o.result is not None:
         s = o.result.stats
         margin = "n/a" if s.best_margin is None or not math.isfinite(s.best_margin) else f"{s.best_margin:.3g}"
-        return f"seed {o.result.seed}, {s.evaluations:,} evaluations, closest margin {margin}"
+        proof = o.result.proof
+        proved = f"; {audit_verdict(o.now or '', proof.status.value, proof.domain, proof.volume_percent)}" if proof is not None else ""
+        return f"seed {o.result.seed}, {s.evaluations:,} evaluations, closest margin {margin}{proved}"
     return ""
 
 
@@ -58,8 +61,9 @@ def print_regression(console: Console, reg: Regression) -> None:
     n = len(reg.outcomes)
     replayed = sum(len(o.replays) for o in reg.outcomes)
     searched = sum(o.result is not None for o in reg.outcomes)
+    proofs = sum(o.result is not None and o.result.proof is not None for o in reg.outcomes)
     summary = (f"{n} checks: {n - len(drifted)} match the lock, {len(drifted)} drifted "
-               f"({replayed} stored counterexamples replayed, {searched} fixed-seed searches, "
+               f"({replayed} stored counterexamples replayed, {searched} fixed-seed searches, {proofs} proofs, "
                f"seed {reg.lock.search.seed}, budget {reg.lock.search.budget:,}; {reg.seconds:.1f} s)")
     console.print(Text(summary, style="bold red" if drifted else "bold green"))
     if drifted:
@@ -105,6 +109,8 @@ def print_lock_rows(console: Console, rows: Iterable[LockRow], path) -> None:
         else:
             s = row.result.stats
             how = f"{s.evaluations:,} evaluations" + (f"; {row.result.message}" if row.result.message else "")
+        if e.proof is not None:
+            how += "\n" + audit_verdict(e.verdict, e.proof.status, e.proof.domain, e.proof.volume_percent)
         if row.stale:
             how += "\nnot listed (no longer refutes): " + ", ".join(row.stale)
         table.add_row(e.claim, e.part, e.reading, _verdict(e.verdict), how)

@@ -16,7 +16,7 @@ from html import escape
 from latex2mathml.converter import convert as latex_to_mathml
 
 from .latex import counterexample_math
-from .report_data import Item, Section, found_now, heading, item_label, kernel_status, replay_command, search_command, search_summary, verdict_label
+from .report_data import Item, Section, found_now, heading, item_label, kernel_status, replay_command, proof_suffix, search_command, search_summary, verdict_label
 
 CSS = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 60em; padding: 0 1em; color: #222; }
@@ -122,7 +122,7 @@ def _item(item: Item, reg) -> str:
     o = item.outcome
     part = item.check.part
     out = [f'<section class="check" id="{_anchor(item)}" data-verdict="{escape(o.now or "none")}">'
-           f"<h3>{escape(item_label(item))}: {_verdict(o.now)}{_BACK}</h3>"]
+           f"<h3>{escape(item_label(item))}: {_verdict(o.now)}{escape(proof_suffix(item))}{_BACK}</h3>"]
     if item.check.reading.summary:
         out.append(f"<p><em>Reading.</em> {escape(item.check.reading.summary)}</p>")
     if item.latex:
@@ -162,7 +162,7 @@ def _summary(secs: list[Section]) -> str:
             rows.append(
                 f'<tr class="claim-row" data-claim="{escape(c.claim.id)}" data-verdict="{escape(o.now or "none")}">'
                 f'<td><a href="#{_claim_anchor(c.claim)}">{escape(c.claim.kind.capitalize())} {escape(c.claim.id)}</a></td>'
-                f"<td>{escape(c.part.name)}</td><td><a href=\"#{_anchor(item)}\">{escape(c.reading.name)}</a></td><td>{_verdict(o.now)}</td>"
+                f"<td>{escape(c.part.name)}</td><td><a href=\"#{_anchor(item)}\">{escape(c.reading.name)}</a></td><td>{_verdict(o.now)}{escape(proof_suffix(item))}</td>"
                 f"<td>{'drift: ' + escape(o.change) if o.drift else 'matches the lock'}</td></tr>"
             )
     verdicts = sorted({item.outcome.now or "none" for sec in secs for item in sec.items})

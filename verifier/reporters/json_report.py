@@ -9,7 +9,8 @@ from typing import Iterable, Mapping
 
 from ..claims import Claim
 from ..domains import kind_text
-from ..results import CheckResult
+from ..results import CheckResult, ProofAttempt
+from .proof_text import result_verdict
 
 
 def _finite(x):
@@ -59,6 +60,8 @@ def result_to_dict(r: CheckResult, saved: Mapping[tuple, str] | None = None) -> 
         "stop_reason": r.stop_reason,
         "message": r.message,
         "domain": r.domain or None,
+        "audit": result_verdict(r.verdict.value, r.proof),
+        "proof": proof_to_dict(r.proof),
         "recheck": {
             "float_violations": s.float_violations,
             "rechecked": s.rechecked,
@@ -74,6 +77,21 @@ def result_to_dict(r: CheckResult, saved: Mapping[tuple, str] | None = None) -> 
             "undefined_at_every_precision": s.undefined,
             "example": s.undefined_example,
         },
+    }
+
+
+def proof_to_dict(p: ProofAttempt | None) -> dict | None:
+    if p is None:
+        return None
+    return {
+        "status": p.status.value,
+        "domain": p.domain,
+        "domain_spec": dict(p.spec) or None,
+        "method": p.method or None,
+        "volume_percent": p.volume_percent,
+        "seconds": round(p.seconds, 4),
+        "time_limit": p.time_limit,
+        "message": p.message,
     }
 
 

@@ -15,7 +15,7 @@ import re
 import unicodedata
 
 from ..store import Replay
-from .report_data import Item, Section, found_now, greek, heading, item_label, kernel_status, replay_command, search_command, search_summary, verdict_label
+from .report_data import Item, Section, found_now, greek, heading, item_label, kernel_status, replay_command, proof_suffix, search_command, search_summary, verdict_label
 
 _SPECIAL = {"\\": r"\ensuremath{\backslash}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
             "~": r"\~{}", "^": r"\^{}",
@@ -26,7 +26,7 @@ _SPECIAL = {"\\": r"\ensuremath{\backslash}", "&": r"\&", "%": r"\%", "$": r"\$"
             "\u2212": r"\ensuremath{-}", "\u2264": r"\ensuremath{\le}", "\u2265": r"\ensuremath{\ge}",
             "\u2260": r"\ensuremath{\ne}", "\u221e": r"\ensuremath{\infty}", "\u00b7": r"\ensuremath{\cdot}",
             "\u00d7": r"\ensuremath{\times}", "\u2208": r"\ensuremath{\in}", "\u1d40": r"\ensuremath{^{\top}}",
-            "\u2016": r"\ensuremath{\|}", "\u2248": r"\ensuremath{\approx}", "\u2026": r"\ldots{}"}
+            "\u2016": r"\ensuremath{\|}", "\u211d": r"\ensuremath{\mathbb{R}}", "\u2248": r"\ensuremath{\approx}", "\u2026": r"\ldots{}"}
 _GREEK_LETTERS = {"\u03b1": "alpha", "\u03b2": "beta", "\u03b3": "gamma", "\u03b4": "delta", "\u03b5": "epsilon",
                   "\u03b7": "eta", "\u03b8": "theta", "\u03bb": "lambda", "\u03bc": "mu", "\u03c3": "sigma",
                   "\u03c4": "tau", "\u03c6": "phi", "\u03c8": "psi", "\u03c9": "omega", "\u03c1": "rho"}
@@ -206,7 +206,7 @@ def _statement_display(latex: str) -> str:
 
 def _item(item: Item, reg) -> list[str]:
     o = item.outcome
-    out = [rf"\subsection*{{{escape(item_label(item))}: {verdict_label(o.now)}}}"]
+    out = [rf"\subsection*{{{escape(item_label(item))}: {verdict_label(o.now)}{escape(proof_suffix(item))}}}"]
     if item.check.reading.summary:
         out.append(rf"\emph{{Reading.}} {escape(item.check.reading.summary)}\par")
     if item.latex:

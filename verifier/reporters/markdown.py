@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from .latex import counterexample_math, tex_assignments
+from ..results import ProofStatus
 from .numbers import fmt
-from .report_data import Item, Section, SummaryRow, found_now, heading, item_label, kernel_status, replay_command, search_command, search_summary, verdict_label
+from .proof_text import audit_verdict
+from .report_data import Item, Section, SummaryRow, found_now, heading, item_label, kernel_status, replay_command, proof_suffix, search_command, search_summary, verdict_label
 
 SUMMARY_COMMAND = "verify report --format markdown --summary"
 _INPUTS_WIDTH = 150  # characters of a counterexample's inputs shown in the table; the file has them all
@@ -18,7 +20,7 @@ def _code(text: str) -> str:
 def _item(item: Item, reg) -> list[str]:
     o = item.outcome
     part = item.check.part
-    out = [f"### {item_label(item)}: **{verdict_label(o.now)}**", ""]
+    out = [f"### {item_label(item)}: **{verdict_label(o.now)}**{proof_suffix(item)}", ""]
     if item.check.reading.summary:
         out += [f"*Reading.* {item.check.reading.summary}", ""]
     if item.latex:
@@ -109,5 +111,8 @@ def summary_table(rows: list[SummaryRow]) -> str:
         e, c = row.entry, row.claim
         cx = _inputs(row.counterexample) if row.counterexample is not None else ""
         method = e.method if e.method != "none" else "-"
-        out.append(f"| {_cell(c.kind.capitalize())} {_cell(c.id)} | {_cell(e.part)} | {_cell(e.reading)} | {_cell(e.verdict)} | {method} | {_cell(cx)} |")
+        if e.proof is not None and e.proof.status == ProofStatus.PROVED.value:
+            method = e.proof.method
+        verdict = e.verdict if e.proof is None else audit_verdict(e.verdict, e.proof.status, e.proof.domain, e.proof.volume_percent)
+        out.append(f"| {_cell(c.kind.capitalize())} {_cell(c.id)} | {_cell(e.part)} | {_cell(e.reading)} | {_cell(verdict)} | {method} | {_cell(cx)} |")
     return "\n".join(out) + "\n"

@@ -121,3 +121,18 @@ def proving_status(console: Console, check, time_limit: float):
     with Progress(TextColumn(f"proving {check.label} (limit {time_limit:g} s)"), TimeElapsedColumn(), console=console, transient=True) as bar:
         bar.add_task("prove", total=None)
         yield
+
+
+@contextlib.contextmanager
+def proving_many(console: Console, results, proofs, enabled: bool = True):
+    """A spinner while the survivors among ``results`` are proved (solvers report nothing until done)."""
+    from ..proof_audit import wants_proof
+
+    count = sum(1 for r in results if wants_proof(r)) if proofs.enabled else 0
+    if not (enabled and count and console.is_terminal):
+        yield
+        return
+    label = f"proving {count} surviving check(s) on their stated domains (at most {proofs.per_check:g} s each, {proofs.total:g} s in all)"
+    with Progress(TextColumn(label), TimeElapsedColumn(), console=console, transient=True) as bar:
+        bar.add_task("prove", total=None)
+        yield

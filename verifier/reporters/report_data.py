@@ -14,8 +14,9 @@ from ..coq.runner import KERNEL_CHECKED, NOT_EXPORTED, REJECTED, KernelCheck
 from ..lock import Lock, LockEntry
 from ..regression import Outcome, Regression
 from ..store import read_document
-from ..results import Verdict
+from ..results import ProofAttempt, Verdict
 from .numbers import fmt
+from .proof_text import proof_phrase, proof_sentence
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,18 @@ def verdict_label(v: str | None) -> str:
     return (v or "-").upper()
 
 
+def item_proof(item: Item) -> ProofAttempt | None:
+    """The proof tried again for this check by the run behind the report, if any."""
+    r = item.outcome.result
+    return None if r is None else r.proof
+
+
+def proof_suffix(item: Item) -> str:
+    """`` (proved on D)`` or `` (proof: inconclusive, 88 % of volume)`` after the verdict; empty without a proof."""
+    p = item_proof(item)
+    return "" if p is None else f" ({proof_phrase(p.status.value, p.domain, p.volume_percent)})"
+
+
 def kernel_status(item: Item, path: str) -> str | None:
     """What Coq made of the counterexample file at ``path``; None when the report ran without --coq."""
     k = None if item.kernel is None else item.kernel.get(path)
@@ -139,6 +152,8 @@ def search_summary(item: Item) -> str:
             f"{fmt(s.best_margin)} (relative {fmt(s.best_relative_margin)}), largest {r.ratio_name} {fmt(s.max_ratio)}")
     if r.message:
         text += f"; {r.message}"
+    if r.proof is not None:
+        text += f". {proof_sentence(r.proof)}"
     return text
 
 

@@ -11,8 +11,9 @@ from rich.text import Text
 
 from ..claims import RELATIONS, Claim
 from ..domains import kind_text
-from ..results import CheckResult, Counterexample, Verdict
+from ..results import CheckResult, Counterexample, ProofStatus, Verdict
 from .numbers import fmt
+from .proof_text import proof_phrase, proof_sentence
 
 STYLE = {
     Verdict.REFUTED: ("REFUTED", "bold red"),
@@ -124,6 +125,9 @@ def render_result(r: CheckResult, claim: Claim | None = None, saved: Mapping[tup
         parts.append(Text(r.message))
     if r.domain:
         parts.append(Text(f"domain: {r.domain}"))
+    if r.proof is not None:
+        style = "bold cyan" if r.proof.status is ProofStatus.PROVED else ""
+        parts.append(Text(proof_sentence(r.proof), style=style))
     title = f"{r.kind.capitalize()} {r.claim}"
     if claim is not None and len(claim.parts) > 1:
         title += f" part {r.part}"
@@ -256,7 +260,13 @@ def print_summary_counts(console: Console, results: Iterable[CheckResult]) -> No
     for r in results:
         counts[STYLE[r.verdict][0]] = counts.get(STYLE[r.verdict][0], 0) + 1
     total = sum(r.seconds for r in results)
-    console.print(f"{len(results)} checks: " + ", ".join(f"{n} {v.lower()}" for v, n in counts.items()) + f"; {total:.1f} s", soft_wrap=True)
+    proofs = [r.proof for r in results if r.proof is not None]
+    proved = sum(p.status is ProofStatus.PROVED for p in proofs)
+    partly = sum(p.status is ProofStatus.INCONCLUSIVE for p in proofs)
+    proof_text = (f"; of {len(proofs)} proofs tried on the stated domains, {proved} proved, {partly} inconclusive"
+                  f" ({sum(p.seconds for p in proofs):.1f} s)") if proofs else ""
+    console.print(f"{len(results)} checks: " + ", ".join(f"{n} {v.lower()}" for v, n in counts.items()) + f"; {total:.1f} s{proof_text}",
+                  soft_wrap=True)
 
 
 # The streamed audit (``verify all``): one line per check, fixed columns, the long evidence last.
@@ -271,11 +281,28 @@ def summary_row(r: CheckResult) -> Text:
     """One check as one line: a pipe or CI log gets it whole; a terminal may crop the end."""
     (_, w_check), (_, w_verdict), (_, w_method), (_, w_evals), (_, w_time) = _ROW_WIDTHS
     label, style = STYLE[r.verdict]
+    proof = r.proof
+    method = "-" if r.method == "none" else r.method
+    if proof is not None and proof.status is ProofStatus.PROVED:
+        (label, style), method = STYLE[Verdict.PROVED], _SHORT_METHOD.get(proof.method, proof.method)
     row = Text(check_name(r).ljust(w_check) + "  ")
     row.append(label.ljust(w_verdict), style=style)
-    row.append("  " + ("-" if r.method == "none" else r.method).ljust(w_method) + "  " + _count(r.stats.evaluations).rjust(w_evals)
-               + "  " + f"{r.seconds:.1f}s".rjust(w_time) + "  " + evidence(r, "; "))
+    row.append("  " + method.ljust(w_method) + "  " + _count(r.stats.evaluations).rjust(w_evals)
+               + "  " + f"{r.seconds + (proof.seconds if proof else 0):.1f}s".rjust(w_time) + "  " + _proof_note(r) + evidence(r, "; "))
     return row
+
+
+_SHORT_METHOD = {"branch-and-bound": "b&b"}
+
+
+def _proof_note(r: CheckResult) -> str:
+    """What the proof adds before the search's evidence, in the row of ``verify all``."""
+    p = r.proof
+    if p is None or p.status is ProofStatus.REFUTED:
+        return ""
+    if p.status is ProofStatus.PROVED:
+        return f"on {p.domain}; "
+    return proof_phrase(p.status.value, p.domain, p.volume_percent) + "; "
 
 
 def _count(n: int) -> str:

@@ -1,0 +1,162 @@
+"""Proofs in the audit from the command line: rows, JSON, lock, drift and reports."""
+
+import json
+import textwrap
+
+import pytest
+from click.testing import CliRunner
+
+from verifier.cli import main
+
+# a true claim z3 decides, and one with exp whose proof goes through or not depending on its right side
+PACK = textwrap.dedent('''
+    from verifier import Claim, Part, ProofDomain, Scalar
+
+    triangle = Claim(
+        id="tri", title="triangle", paper="gen", statement="|x + y| <= |x| + |y|", dims=[],
+        variables=[Scalar("x"), Scalar("y")],
+        parts=[Part("main", lhs=lambda ctx, v: ctx.abs(v.x + v.y), rhs=lambda ctx, v: ctx.abs(v.x) + ctx.abs(v.y))],
+        prove_on=ProofDomain(box=BOX),
+    )
+    tangent = Claim(
+        id="tan", title="tangent", paper="gen", statement="exp(x) >= line(x)", dims=[], variables=[Scalar("x")],
+        parts=[Part("main", lhs=lambda ctx, v: ctx.exp(v.x), rhs=lambda ctx, v: RHS, relation=">=")],
+        prove_on=ProofDomain(box=(-1, 2)),
+    )
+    claims = [triangle, tangent]
+''')
+PROVABLE, TOUCHING = "v.x", "1 + v.x"  # exp(x) >= x has room; exp(x) >= 1 + x touches at 0, which no split reaches
+
+
+def write_pack(path, rhs=PROVABLE, box="(-3, 5)"):
+    path.write_text(PACK.replace("RHS", rhs).replace("BOX", box))
+    return path
+
+
+def edited(pack, **kw):
+    """The pack as edited after the lock (a new file: a loaded pack is cached by its path)."""
+    return write_pack(pack.with_name("gen_claims_edited.py"), **kw)
+
+
+def verify(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture
+def paper(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    return write_pack(tmp_path / "gen_claims.py")
+
+
+def lock(pack, *extra):
+    return verify("lock", "--pack", pack, "--budget", 600, "--prove-time", 5, "--prove-total", 30, "--jobs", 1, *extra)
+
+
+def test_lemma_json_says_where_a_survivor_was_proved(paper):
+    r = verify("lemma", "tri", "--pack", paper, "--budget", 600, "--prove-time", 5, "--json")
+    assert r.exit_code == 0, r.stderr
+    (item,) = json.loads(r.stdout)
+    assert item["verdict"] == "survived"
+    assert item["proof"]["status"] == "proved" and item["proof"]["method"] == "smt"
+    assert item["audit"] == "proved on x \u2208 [-3, 5], y \u2208 [-3, 5]"
+    assert item["proof"]["domain_spec"]["boxes"] == {"x": ["-3", "5"], "y": ["-3", "5"]}
+
+
+def test_prove_time_zero_switches_proofs_off(paper):
+    r = verify("lemma", "tri", "--pack", paper, "--budget", 600, "--prove-time", 0, "--json")
+    (item,) = json.loads(r.stdout)
+    assert item["proof"] is None and item["audit"] == "survived"
+
+
+def test_all_rows_say_proved_on_the_domain_or_the_share_decided(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    pack = write_pack(tmp_path / "gen_claims.py", rhs=TOUCHING)
+    r = verify("all", "--pack", pack, "--budget", 600, "--prove-time", 5, "--jobs", 2)
+    assert r.exit_code == 0, r.stderr
+    rows = {line.split()[0]: line for line in r.stderr.splitlines() if line.startswith(("tri", "tan"))}
+    assert "PROVED" in rows["tri"] and "on x \u2208 [-3, 5], y \u2208 [-3, 5]" in rows["tri"]
+    assert "SURVIVED" in rows["tan"] and "proof: inconclusive, " in rows["tan"] and "% of volume on x \u2208 [-1, 2]" in rows["tan"]
+    assert "of 2 proofs tried on the stated domains, 1 proved, 1 inconclusive" in r.stderr
+
+
+def test_lock_records_the_proof_and_check_matches_it(paper):
+    r = lock(paper)
+    assert r.exit_code == 0, r.stderr
+    doc = json.loads((paper.parent / "claims.lock").read_text())
+    assert doc["schema_version"] == 3 and doc["search"]["prove_time"] == 5
+    entries = {e["claim"]: e for e in doc["checks"]}
+    assert entries["tri"]["proof"]["status"] == "proved" and entries["tri"]["proof"]["on"].startswith("x \u2208 [-3, 5]")
+    assert entries["tan"]["proof"]["status"] == "proved" and entries["tan"]["proof"]["method"] == "branch-and-bound"
+    r = verify("check", "--pack", paper, "--jobs", 1)
+    assert r.exit_code == 0, r.stderr
+    assert "2 proofs" in r.stderr
+
+
+def test_a_proof_that_no_longer_goes_through_is_drift(paper):
+    assert lock(paper).exit_code == 0
+    now = edited(paper, rhs=TOUCHING)  # still true, still survives the search; the proof stops going through
+    r = verify("check", "--pack", now, "--jobs", 1)
+    assert r.exit_code == 1, r.stderr
+    drift = [line for line in r.stderr.splitlines() if line.startswith("drift: tan")]
+    assert drift and "proof no longer goes through" in drift[0] and "now inconclusive" in drift[0] and "% of the volume" in drift[0]
+    assert not [line for line in r.stderr.splitlines() if line.startswith("drift: tri")]
+
+
+def test_a_proof_that_now_goes_through_is_a_note_not_drift(paper):
+    write_pack(paper, rhs=TOUCHING)
+    assert lock(paper).exit_code == 0
+    r = verify("check", "--pack", edited(paper, rhs=PROVABLE), "--jobs", 1)
+    assert r.exit_code == 0, r.stderr
+    assert "the proof now goes through" in r.stderr
+
+
+def test_a_moved_proof_domain_is_drift(paper):
+    assert lock(paper).exit_code == 0
+    r = verify("check", "--pack", edited(paper, box="(-3, 6)"), "--jobs", 1)
+    assert r.exit_code == 1 and "drift: tri part main [as-printed]: proof domain changed" in r.stderr
+
+
+def test_a_version_2_lock_still_loads_and_checks_without_proofs(paper):
+    assert lock(paper, "--prove-time", 0).exit_code == 0
+    path = paper.parent / "claims.lock"
+    doc = json.loads(path.read_text())
+    doc["schema_version"] = 2
+    for key in ("prove_time", "prove_total"):
+        del doc["search"][key]
+    path.write_text(json.dumps(doc))
+    r = verify("check", "--pack", paper, "--jobs", 1)
+    assert r.exit_code == 0, r.stderr
+    assert "0 proofs" in r.stderr
+
+
+@pytest.mark.parametrize("edit, field", [
+    (lambda e: e["proof"].update(status="sort of"), "checks[0].proof.status"),
+    (lambda e: e["proof"].update(volume_percent=140), "checks[0].proof.volume_percent"),
+    (lambda e: e.update(proof=[]), "checks[0].proof"),
+])
+def test_a_corrupt_proof_in_the_lock_names_the_field(paper, edit, field):
+    assert lock(paper).exit_code == 0
+    path = paper.parent / "claims.lock"
+    doc = json.loads(path.read_text())
+    edit(doc["checks"][0])
+    path.write_text(json.dumps(doc))
+    r = verify("check", "--pack", paper)
+    assert r.exit_code == 2 and field in r.stderr and "Traceback" not in r.stderr
+
+
+def test_reports_say_proved_on_the_domain(paper):
+    write_pack(paper, rhs=TOUCHING)
+    assert lock(paper).exit_code == 0
+    summary = verify("report", "--pack", paper, "--format", "markdown", "--summary").stdout
+    assert "| proved on x \u2208 [-3, 5], y \u2208 [-3, 5] | smt |" in summary
+    assert "| survived (proof: inconclusive, " in summary and "% of volume on x \u2208 [-1, 2]) | - |" in summary
+    for fmt in ("markdown", "html", "latex"):
+        r = verify("report", "--pack", paper, "--format", fmt, "--jobs", 1)
+        assert r.exit_code == 0, r.stderr
+        assert "proved on x" in r.stdout and "Proof inconclusive on x" in r.stdout, fmt
+
+
+def test_quick_gives_proofs_the_ci_time(paper, monkeypatch):
+    monkeypatch.delenv("VERIFY_PROVE_TIME")
+    quick = json.loads(verify("all", "--pack", paper, "--quick", "--json").stdout)
+    assert {item["proof"]["time_limit"] for item in quick} == {2.0}

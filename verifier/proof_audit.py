@@ -1,0 +1,156 @@
+"""Proofs in the audit: a check that survived the search is proved on the domain its claim states.
+
+"Survived" alone cannot be told apart from "not searched hard"; a proof on a stated bounded
+domain (fixed dimensions, a box per variable) can.  Each surviving check -- and each one left
+``inconclusive`` by a tie the certifier could not sign, which a proof may still settle -- gets
+one attempt with a time limit of its own, and all attempts together share a total cap, so an
+audit of the whole paper stays within a known time however many checks survive.  A proof
+that runs out of time says how much of the domain's volume it decided.
+
+Attempts are independent, so they run side by side on the executor's worker processes; what
+one attempt finds does not depend on the others (only when the total cap ends it does).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence
+
+from .claims import Check
+from .executor import make_executor, registered_check
+from .prove import BoundedDomainError, DomainError, MethodError, make_domain, prove
+from .results import CheckResult, ProofAttempt, ProofStatus, RunResult, Verdict
+
+#: below this many seconds left of the total cap an attempt is not started: it could decide nothing
+MIN_ATTEMPT_SECONDS = 0.5
+
+
+@dataclass(frozen=True)
+class ProofBudget:
+    """Seconds per attempt and for all attempts together; ``per_check = 0`` attempts none."""
+
+    per_check: float = 10.0
+    total: float = 80.0
+    dps: int = 50
+
+    def __post_init__(self):
+        for name in ("per_check", "total"):
+            value = getattr(self, name)
+            if not (value >= 0 and math.isfinite(value)):
+                raise ValueError(f"proof time {name} must be a finite number of seconds >= 0, got {value!r}")
+
+    @property
+    def enabled(self) -> bool:
+        return self.per_check > 0 and self.total > 0
+
+
+NO_PROOFS = ProofBudget(per_check=0.0, total=0.0)
+
+
+def wants_proof(result: CheckResult) -> bool:
+    """Survived, or inconclusive without a violation: the verdicts a proof can strengthen."""
+    return result.verdict in (Verdict.SURVIVED, Verdict.INCONCLUSIVE) and result.counterexample is None
+
+
+def volume_percent(fraction: float | None) -> float | None:
+    """Rounded *down* to 0.1 %: never claims more of the domain than was decided."""
+    if fraction is None:
+        return None
+    return math.floor(fraction * 1000 + 1e-9) / 10
+
+
+def attempt(check: Check, budget: ProofBudget, deadline: float | None = None, share: float = 1.0) -> tuple[ProofAttempt, CheckResult | None]:
+    """One proof of ``check`` on its stated domain: the attempt, and the prover's result when it
+    refuted the check (a certified counterexample), else None.  ``share``: the fraction of the
+    time left before ``deadline`` this attempt may take."""
+    left = budget.per_check if deadline is None else min(budget.per_check, (deadline - time.monotonic()) * min(1.0, share))
+    try:
+        domain = domain_of(check)
+    except DomainError as exc:
+        return ProofAttempt(ProofStatus.ERROR, "", message=f"proof domain: {exc}"), None
+    where, spec = domain.describe(check), domain.to_dict()
+    if left < MIN_ATTEMPT_SECONDS:
+        return ProofAttempt(ProofStatus.NOT_ATTEMPTED, where, spec, message="the total proof time was spent before this check"), None
+    start = time.monotonic()
+    try:
+        proof = prove(check, domain, "auto", left, budget.dps)
+    except (MethodError, BoundedDomainError) as exc:
+        return ProofAttempt(ProofStatus.ERROR, where, spec, seconds=time.monotonic() - start, time_limit=left, message=str(exc)), None
+    r, d = proof.result, proof.details
+    common = dict(domain=where, spec=spec, method=d.method, seconds=time.monotonic() - start, time_limit=left)
+    if r.verdict is Verdict.PROVED:
+        return ProofAttempt(ProofStatus.PROVED, volume_percent=100.0, **common), None
+    if r.counterexample is not None:
+        return ProofAttempt(ProofStatus.REFUTED, message=r.counterexample.certificate, **common), r
+    if r.verdict is Verdict.ERROR:
+        return ProofAttempt(ProofStatus.ERROR, message=r.message, **common), None
+    return ProofAttempt(ProofStatus.INCONCLUSIVE, volume_percent=volume_percent(d.volume_proved), message=r.message, **common), None
+
+
+def domain_of(check: Check):
+    """The prover's domain for the one the claim states."""
+    declared = check.proof_domain
+    return make_domain(check, declared.sizes(check.dims), declared.box, declared.boxes)
+
+
+def with_proof(result: CheckResult, proof: ProofAttempt, refuting: CheckResult | None) -> CheckResult:
+    """The search's result with its proof attached; a refuting proof's certified result replaces it."""
+    base = refuting if refuting is not None else result
+    return dataclasses.replace(base, proof=proof)
+
+
+def _attempt_task(args) -> tuple[ProofAttempt, CheckResult | None]:
+    ref, budget, deadline, share = args
+    check = ref if isinstance(ref, Check) else registered_check(ref)
+    try:
+        return attempt(check, budget, deadline, share)
+    except Exception as exc:  # one check's failure is its own row, never the whole audit's
+        return ProofAttempt(ProofStatus.ERROR, "", message=f"{type(exc).__name__}: {exc}"), None
+
+
+def prove_all(checks: Sequence[Check], budget: ProofBudget, jobs: int = 1,
+              on_attempt: Callable[[Check, ProofAttempt, CheckResult | None], None] | None = None) -> list[tuple[ProofAttempt, CheckResult | None]]:
+    """An attempt per check, in order, on ``jobs`` processes (the total cap starts now).
+
+    Each attempt may take its fair part of what is left of the total: the time left times the
+    workers, over the attempts not yet started.  Attempts that end early (z3 often answers at
+    once) pass their time on, and no check goes unattempted while others ran to their limit.
+    """
+    checks = list(checks)
+    deadline = time.monotonic() + budget.total
+    out = []
+    with make_executor(jobs) as ex:
+        refs = [ex.ref(ch) for ch in checks]
+        workers = max(1, ex.jobs)
+        stream = ex.imap(_attempt_task, [(ref, budget, deadline, workers / (len(refs) - i)) for i, ref in enumerate(refs)])
+        for check, (proof, refuting) in zip(checks, stream):
+            if on_attempt:
+                on_attempt(check, proof, refuting)
+            out.append((proof, refuting))
+    return out
+
+
+def prove_survivors(checks: Iterable[Check], run: RunResult, budget: ProofBudget, jobs: int = 1,
+                    on_result: Callable[[CheckResult], None] | None = None) -> RunResult:
+    """``run`` with a proof attached to every check that survived it; ``on_result`` sees each proved row."""
+    checks = list(checks)
+    results = list(run.results)
+    todo = [i for i, r in enumerate(results) if wants_proof(r)] if budget.enabled else []
+
+    def done(check, proof, refuting):
+        i = todo[len(finished)]
+        results[i] = with_proof(results[i], proof, refuting)
+        finished.append(i)
+        if on_result:
+            on_result(results[i])
+
+    finished: list[int] = []
+    prove_all([checks[i] for i in todo], budget, jobs, on_attempt=done)
+    return RunResult(tuple(results))
+
+
+__all__ = ["MIN_ATTEMPT_SECONDS", "NO_PROOFS", "ProofBudget", "attempt", "domain_of", "prove_all", "prove_survivors", "volume_percent",
+           "wants_proof", "with_proof"]
