@@ -28,6 +28,7 @@ import os
 import signal
 import sys
 import time
+import warnings
 from collections import OrderedDict, deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, Callable, Iterable, Iterator
@@ -45,6 +46,10 @@ SPECS = "serial, process, dask-local or dask://HOST:PORT"
 
 class ExecutorError(ValueError):
     """An executor that cannot be made: a bad spec, Dask missing, a scheduler that does not answer."""
+
+
+class WorkerEnvironmentError(RuntimeError):
+    """A Dask worker lacks what a task needs (a module the check refers to by name)."""
 
 
 class SerialExecutor:
@@ -138,8 +143,11 @@ class DaskExecutor(SerialExecutor):
     def local(cls, workers: int) -> "DaskExecutor":
         """A ``LocalCluster`` of ``workers`` processes with one thread each, closed with the executor."""
         distributed = _import_distributed()
-        cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                           dashboard_address=None, silence_logs=logging.ERROR)
+        with warnings.catch_warnings():
+            # the scheduler's HTTP server moves to a free port when another cluster holds 8787: nothing to say
+            warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
+            cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                               dashboard_address=None, silence_logs=logging.CRITICAL)
         try:
             return cls(distributed.Client(cluster, set_as_default=False), cluster)
         except BaseException:
@@ -166,12 +174,17 @@ class DaskExecutor(SerialExecutor):
         return CheckByValue(check)
 
     def imap(self, fn: Callable, tasks: Iterable) -> Iterator:
+        import cloudpickle
+
         window: deque = deque()
         clock = clock_domain()
         try:
             for t in tasks:
+                # the task travels as bytes the scheduler never opens: only a worker unpickles the
+                # check, and a worker that cannot says so (the scheduler would fail the whole graph);
                 # pure=False: tasks are never deduplicated, and their arguments are not hashed
-                window.append(self._client.submit(run_on_worker, fn, t, time.monotonic(), clock, pure=False))
+                payload = cloudpickle.dumps(t)
+                window.append(self._client.submit(run_on_worker, fn, payload, time.monotonic(), clock, pure=False))
                 if len(window) >= 2 * self.jobs:
                     yield window.popleft().result()
             while window:
@@ -291,13 +304,20 @@ def _claim_pack_roots() -> set[str]:
 
 
 # ---------------------------------------------------------------------------- on a Dask worker
-def run_on_worker(fn: Callable, task, sent_at: float, clock: str | None):
-    """Run one task on a Dask worker; on another machine its deadlines move onto this clock.
+def run_on_worker(fn: Callable, payload: bytes, sent_at: float, clock: str | None):
+    """Run one pickled task on a Dask worker; on another machine its deadlines move onto this clock.
 
     ``time.monotonic()`` counts from an arbitrary point per machine (per boot on Linux), so
     a deadline read on another machine is meaningless; the shift measured here includes the
     transfer, which makes the worker's deadline that much later, never earlier.
     """
+    import pickle
+
+    try:
+        task = pickle.loads(payload)
+    except Exception as exc:
+        raise WorkerEnvironmentError(f"a Dask worker could not read its task ({type(exc).__name__}: {exc}); a worker needs "
+                                     "claim-verifier and the libraries the claims import") from None
     if clock is None or clock != clock_domain():
         task = shift_deadlines(task, time.monotonic() - sent_at)
     return fn(task)
@@ -400,15 +420,21 @@ def make_executor(jobs: int = 1, spec: str | None = None) -> SerialExecutor:
 
 
 @contextlib.contextmanager
+def sharing(executor: SerialExecutor) -> Iterator[SerialExecutor]:
+    """Within the block, every ``make_executor`` without a spec hands out ``executor`` (one
+    cluster for a whole command, not one per check); whoever made it closes it."""
+    token = _SHARED.set(executor)
+    try:
+        yield executor
+    finally:
+        _SHARED.reset(token)
+
+
+@contextlib.contextmanager
 def executor_scope(spec: str, jobs: int = 1) -> Iterator[SerialExecutor]:
-    """Within the block, every ``make_executor`` without a spec hands out this one executor
-    (one cluster for a whole command, not one per check); it is closed at the end."""
-    with make_executor(jobs, spec) as executor:
-        token = _SHARED.set(executor)
-        try:
-            yield executor
-        finally:
-            _SHARED.reset(token)
+    """The executor ``spec`` names, shared within the block and closed at its end."""
+    with make_executor(jobs, spec) as executor, sharing(executor):
+        yield executor
 
 
 def registered_check(ref):
@@ -422,4 +448,4 @@ def registered_check(ref):
 
 
 __all__ = ["SerialExecutor", "ProcessExecutor", "DaskExecutor", "CheckByValue", "ExecutorError", "SPECS", "die_with_parent",
-           "executor_scope", "make_executor", "parse_spec", "registered_check", "shift_deadlines"]
+           "executor_scope", "make_executor", "parse_spec", "registered_check", "sharing", "shift_deadlines"]
