@@ -267,7 +267,9 @@ def _fails(ball, strict) -> bool:
 
 
 class BranchAndBound:
-    def __init__(self, check: Check, domain: Domain, time_limit: float = 60.0, dps: int = 50, prec: int = 64, max_choices: int = 1):
+    def __init__(self, check: Check, domain: Domain, time_limit: float = 60.0, dps: int = 50, prec: int = 64, max_choices: int = 1,
+                 executor=None):
+        self.executor = executor
         self.check, self.domain, self.time_limit, self.dps = check, domain, time_limit, dps
         self.problem = _Problem(check, domain, prec)
         self.strict = check.strict
