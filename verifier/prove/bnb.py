@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import math
 import os
 import time
 from fractions import Fraction
@@ -48,8 +47,6 @@ from .symbolic_face import vanishes_identically
 #: boxes judged per round, and per task: fixed, so the proof is the same with any executor
 ROUND_BOXES = 64
 BATCH_BOXES = 8
-#: a one-signed coordinate whose ends differ by more than this factor is cut near its geometric mean
-GEOMETRIC_SPAN = 8
 #: centres certified at most (each is an exact evaluation and a shrink)
 MAX_CERTIFY = 50
 
@@ -119,7 +116,7 @@ class BranchAndBound:
                 else:
                     j = outcome.split
                     lo, hi = box[j]
-                    mid = split_point(lo, hi)
+                    mid = (lo + hi) / 2
                     for half in ((lo, mid), (mid, hi)):
                         child = box[:j] + (half,) + box[j + 1:]
                         weight = self.problem.volume(child) * (1.5 - outcome.undecided)
@@ -272,21 +269,6 @@ class BranchAndBound:
         return None
 
 
-def split_point(lo: Fraction, hi: Fraction) -> Fraction:
-    """Where to cut [lo, hi]: the midpoint, or near the geometric mean when it spans orders of magnitude.
-
-    A coordinate such as eps in [0.01, 2] scales the claim: its small end needs boxes as
-    narrow as itself, which halving reaches only after many splits of the large end.
-    """
-    if lo > 0 and hi > GEOMETRIC_SPAN * lo or hi < 0 and lo < GEOMETRIC_SPAN * hi:
-        sign = 1 if lo > 0 else -1
-        near = math.sqrt(float(lo) * float(hi))
-        mid = sign * Fraction(near).limit_denominator(2**20)
-        if min(lo, hi) < mid < max(lo, hi):
-            return mid
-    return (lo + hi) / 2
-
-
 def _dyadic(q: Fraction) -> Fraction:
     return Fraction(round(q * 2**20), 2**20)
 
@@ -303,4 +285,4 @@ def _face_label(check: Check, coord: Coordinate, end: Fraction) -> str:
     return f"{name} = {centre}{sign}{scale if end > 0 else scale.lstrip('-')}{var.radius}" if end != 0 else f"{name} = {var.near + '_' + idx if var.near else 0}"
 
 
-__all__ = ["BranchAndBound", "BoundedDomainError", "coordinates", "split_point"]
+__all__ = ["BranchAndBound", "BoundedDomainError", "coordinates"]
