@@ -82,7 +82,7 @@ class BranchAndBound:
         where = self.domain.describe(self.check)
         self.tight_faces = self._find_tight_faces()
         self.closed_faces = self._close_tight_faces()
-        facts = FaceFacts(self._hypotheses_hold_on(self.problem.root),
+        facts = FaceFacts(all(self._hypotheses_hold_on(root) for root in self.problem.roots),
                           tuple((js, ends, label) for js, ends, label, _ in self.tight_faces), tuple(self.closed_faces))
         refuted = self._strict_fails_on_face()
         self.refute_reason = ("a point of an equality face violates the strict claim (certified)" if refuted is not None
@@ -90,7 +90,7 @@ class BranchAndBound:
         key = (os.getpid(), next(_runs))
         ref = self.executor.ref(self.check)
         counter = itertools.count()
-        heap = [] if refuted is not None else [(-1.0, next(counter), tuple(self.problem.root), None)]
+        heap = [] if refuted is not None else [(-1.0, next(counter), tuple(root), None) for root in self.problem.roots]
         while heap and refuted is None and time.monotonic() <= deadline:
             batch = [heapq.heappop(heap) for _ in range(min(ROUND_BOXES, len(heap)))]
             tasks = [(key, ref, self.domain, self.prec, self.max_choices, facts,
@@ -162,8 +162,11 @@ class BranchAndBound:
         stated hypotheses and bound functions are evaluated.
         """
         p = self.problem
-        ctx, values = p.jets(box)
-        hyps = p.hypotheses(ctx, p.data(ctx, values))
+        try:
+            ctx, values = p.jets(box)
+            hyps = p.hypotheses(ctx, p.data(ctx, values))
+        except (ZeroDivisionError, ValueError):
+            return False
         built_in = built_in_texts(self.check)
         return all(h.text in built_in or holds(m.enclosure(), h.strict) for h, m in zip(self.check.hypotheses, hyps))
 
@@ -204,6 +207,8 @@ class BranchAndBound:
         only *detects* such a face; nothing is concluded from it without a certificate.
         """
         p = self.problem
+        if len(p.roots) > 1:  # a chart's edge is no face of the set
+            return []
         rng = np.random.default_rng(0)
         ball = BallContext(256)
         faces = [((j,), (end,), _face_label(self.check, coord, end))

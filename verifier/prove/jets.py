@@ -197,7 +197,9 @@ class Jet:
         if e <= 0:
             return -self
         g = None if self.g is None else tuple(x.union(-x) for x in self.g)
-        return Jet(abs(e), abs(self.c), g, self.f)
+        # arb's abs keeps the radius around |midpoint|, which dips below 0 on a ball about 0
+        top = max(abs(e.lower()), abs(e.upper()))
+        return Jet(arb(0).union(top), abs(self.c), g, self.f)
 
     def __repr__(self):
         return f"Jet({self.v}, centre {self.c})"
@@ -290,10 +292,19 @@ def _times(x: arb, y: arb) -> arb:
     return out
 
 
+def _square(x: arb) -> arb:
+    """x * x of one ball: never negative (a product of two balls forgets they are the same)."""
+    if 0 in x:
+        top = max(abs(x.lower()), abs(x.upper()))
+        return arb(0).union(top * top)
+    return _times(x, x)
+
+
 def _mul(a, b):
+    value = _square(a.v) if a is b else _times(a.v, b.v)
     if a.g is None and b.g is None:
-        return Jet(_times(a.v, b.v), a.c * b.c, None, a.f)
-    out = Jet(_times(a.v, b.v), a.c * b.c, tuple(_times(b.v, x) + _times(a.v, y) for x, y in zip(_zeros(a, b), _zeros(b, a))), a.f)
+        return Jet(value, a.c * b.c, None, a.f)
+    out = Jet(value, a.c * b.c, tuple(_times(b.v, x) + _times(a.v, y) for x, y in zip(_zeros(a, b), _zeros(b, a))), a.f)
     out.factors = ((b, a), (a, b))
     return out
 

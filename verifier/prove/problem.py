@@ -11,6 +11,7 @@ the gradient.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -20,6 +21,7 @@ from flint import fmpq
 from ..claims import Check, _domain_hypotheses
 from ..contexts import ExactContext
 from .domain import Domain
+from .charts import NoChart, chart_atlas
 from .jets import ZERO, JetContext, NeedsChoice, interval_ball
 
 EXACT = ExactContext()
@@ -36,11 +38,12 @@ class Coordinate:
     var: str
     index: tuple[int, ...]
     unit: bool  # a unit-box coordinate of a relation-bound variable
+    role: str = "entry"  # entry | chart (a parameter of a set's chart) | piece (which chart)
 
     @property
     def label(self) -> str:
         idx = ",".join(str(i + 1) for i in self.index)
-        name = f"u[{self.var}]" if self.unit else self.var
+        name = f"u[{self.var}]" if self.unit else f"{self.role}[{self.var}]" if self.role != "entry" else self.var
         return f"{name}_{idx}" if idx else name
 
 
@@ -53,28 +56,54 @@ def _simplex_last(var, idx, shape) -> bool:
     return _kind(var) in ("simplex", "stochastic") and idx[-1] == shape[-1] - 1
 
 
+UNIT = (Fraction(-1), Fraction(1))
+
+
 def coordinates(check: Check, domain: Domain):
-    coords, root = [], []
+    """The coordinates of the domain and the root boxes that cover it (one per choice of charts).
+
+    A set that is not a box -- a sphere, the orthogonal group -- is covered by charts: each
+    a rational map from the box [-1, 1]^m onto part of the set, together onto all of it
+    (:mod:`.charts`).  Which chart a root box uses is a *piece* coordinate, fixed in that box.
+    """
+    coords, box, pieces = [], [], []
     for var in check.variables:
         shape = var.concrete_shape(domain.dims)
-        if _kind(var) == "derived":
+        kind = _kind(var)
+        if kind == "derived":
             continue  # computed from the others
-        if _kind(var) in ("unit-vector", "orthogonal"):
-            raise BoundedDomainError(f"branch and bound does not parametrise the {_kind(var)} {var.name}: prove it with --method smt")
+        if kind in ("unit-vector", "orthogonal"):
+            try:
+                atlas = chart_atlas(var, shape)
+            except NoChart as exc:
+                raise BoundedDomainError(str(exc)) from None
+            given = domain.boxes.get(var.name)
+            if given is not None and (given[0] > -1 or given[1] < 1):
+                raise BoundedDomainError(f"branch and bound ranges over the whole {kind} set of {var.name}: drop its --box")
+            coords += [Coordinate(var.name, (i,), False, "chart") for i in range(atlas.parameters)]
+            box += [UNIT] * atlas.parameters
+            coords.append(Coordinate(var.name, (), False, "piece"))
+            box.append(None)
+            pieces.append(atlas.pieces)
+            continue
         if var.radius is not None:
-            box = (Fraction(-1), Fraction(1))
-        elif _kind(var) in ("simplex", "stochastic"):
+            span = UNIT
+        elif kind in ("simplex", "stochastic"):
             lo, hi = domain.boxes.get(var.name) or (Fraction(0), Fraction(1))
-            box = (max(lo, Fraction(0)), min(hi, Fraction(1)))
+            span = (max(lo, Fraction(0)), min(hi, Fraction(1)))
         else:
-            box = domain.boxes.get(var.name)
-            if box is None:
+            span = domain.boxes.get(var.name)
+            if span is None:
                 raise BoundedDomainError(f"branch and bound needs a bounded box for {var.name}: give --box {var.name}=LO:HI (or --box LO:HI)")
         for idx in np.ndindex(*shape):
             if not _simplex_last(var, idx, shape):
                 coords.append(Coordinate(var.name, idx, var.radius is not None))
-                root.append(box)
-    return coords, root
+                box.append(span)
+    roots = []
+    for choice in itertools.product(*(range(n) for n in pieces)):
+        it = iter(choice)
+        roots.append([(Fraction(next(it)),) * 2 if b is None else b for b in box])
+    return coords, roots
 
 
 class BoxProblem:
@@ -82,10 +111,14 @@ class BoxProblem:
 
     def __init__(self, check: Check, domain: Domain, prec: int):
         self.check, self.domain, self.prec = check, domain, prec
-        self.coords, self.root = coordinates(check, domain)
+        self.coords, self.roots = coordinates(check, domain)
+        self.root = self.roots[0]
         self.undecided: list = []
         self.widths = [hi - lo for lo, hi in self.root]
         self.active = [w > 0 for w in self.widths]
+        self.piece = [c.role == "piece" for c in self.coords]
+        self.charts = {v.name: chart_atlas(v, v.concrete_shape(domain.dims)) for v in check.variables
+                       if _kind(v) in ("unit-vector", "orthogonal")}
 
     def data(self, ctx, values):
         """Variables from coordinate values (Jets, balls or exact rationals), in declaration order."""
@@ -96,6 +129,15 @@ class BoxProblem:
                 with ctx.precision():
                     value = var.domain.fn(ctx, self.check.values(data, self.domain.dims))
                 data[var.name] = np.asarray(value, dtype=object).reshape((1,) + shape)
+                continue
+            atlas = self.charts.get(var.name)
+            if atlas is not None:
+                params = values[k:k + atlas.parameters]
+                k += atlas.parameters
+                with ctx.precision():
+                    point = atlas.point(ctx, params, int(values[k]))
+                k += 1
+                data[var.name] = np.asarray(point, dtype=object).reshape((1,) + shape)
                 continue
             arr = np.empty((1,) + shape, dtype=object)
             for idx in np.ndindex(*shape):
@@ -119,7 +161,7 @@ class BoxProblem:
         radii = [(hi - lo) / 2 if act and hi > lo else None for (lo, hi), act in zip(box, self.active)]
         ctx = JetContext([None if r is None else interval_ball(-r, r) for r in radii], self.prec, choices, max_choices)
         with ctx.precision():
-            values = [ctx.coordinate(i, lo, hi) for i, (lo, hi) in enumerate(box)]
+            values = [lo if piece else ctx.coordinate(i, lo, hi) for i, ((lo, hi), piece) in enumerate(zip(box, self.piece))]
         return ctx, values
 
     def hypotheses(self, ctx, data):
@@ -198,11 +240,12 @@ class BoxProblem:
         return [(lo + hi) / 2 for lo, hi in box]
 
     def exact_point(self, point):
-        values = [fmpq(q.numerator, q.denominator) for q in point]
+        values = [q if piece else fmpq(q.numerator, q.denominator) for q, piece in zip(point, self.piece)]
         return self.data(EXACT, values)
 
     def volume(self, box) -> float:
-        out = 1.0
+        """The share of the domain's volume in ``box`` (every root box has the same widths)."""
+        out = 1.0 / len(self.roots)
         for (lo, hi), w, act in zip(box, self.widths, self.active):
             if act:
                 out *= float((hi - lo) / w)
@@ -218,6 +261,8 @@ def built_in_texts(check: Check) -> set[str]:
     for var in check.variables:
         plain = dataclasses.replace(var, lower=None, upper=None, domain=None)
         out |= {h.text for h in _domain_hypotheses(plain)}
+        if _kind(var) in ("unit-vector", "orthogonal"):
+            out |= {h.text for h in var.domain.hypotheses(var)}  # every chart maps onto the set
         if _kind(var) in ("simplex", "stochastic", "derived"):
             # the sum of a row, or the defining equation: exact by construction; only the
             # sign of an entry (the first hypothesis of a simplex) is left to check
