@@ -146,8 +146,8 @@ class DaskExecutor(SerialExecutor):
         import dask
 
         # Dask's nanny starts workers with glibc's trim threshold at 64 KiB, so numpy's
-        # batch-sized temporaries would be fresh mmap pages each time (twice as slow, measured);
-        # workers keep freed blocks, as the engine tunes its own process to
+        # batch-sized temporaries would be fresh mmap pages each time; workers keep freed
+        # blocks instead, with the thresholds the engine sets in its own process
         environ = {**dask.config.get("distributed.nanny.pre-spawn-environ", {}),
                    "MALLOC_MMAP_THRESHOLD_": 32 * 2**20, "MALLOC_TRIM_THRESHOLD_": 64 * 2**20}
         with warnings.catch_warnings(), dask.config.set({"distributed.nanny.pre-spawn-environ": environ}):
@@ -168,7 +168,7 @@ class DaskExecutor(SerialExecutor):
         distributed = _import_distributed()
         try:
             client = distributed.Client(f"tcp://{address}", timeout=timeout, set_as_default=False)
-        except (OSError, TimeoutError) as exc:
+        except (OSError, TimeoutError):
             raise ExecutorError(f"no Dask scheduler answered at tcp://{address} within {timeout:g} s") from None
         try:
             client.wait_for_workers(1, timeout=timeout)
