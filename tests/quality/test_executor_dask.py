@@ -138,3 +138,18 @@ def test_a_branch_and_bound_proof_is_the_same_on_every_executor(dask, process):
     assert proofs[0].result.verdict.value == "proved" and proofs[0].details.boxes_examined > 64  # more than one round
     serial, *others = [(dataclasses.replace(p.result, seconds=0.0), p.details) for p in proofs]
     assert others == [serial, serial]
+
+
+class _NeedsAModuleWorkersLack:
+    """Unpickles by importing a module no worker has (as a check would that names an uninstalled library)."""
+
+    def __reduce__(self):
+        return (__import__, ("no_such_module_on_any_worker",))
+
+
+def test_a_worker_that_cannot_read_a_task_names_what_it_lacks(dask):
+    from verifier.executor import WorkerEnvironmentError
+
+    with pytest.raises(WorkerEnvironmentError, match="No module named 'no_such_module_on_any_worker'.*needs claim-verifier"):
+        list(dask.imap(repr, [_NeedsAModuleWorkersLack()]))
+    assert list(dask.imap(abs, [-3, 4])) == [3, 4]  # the cluster goes on
