@@ -52,9 +52,9 @@ def test_branch_and_bound_ranges_over_the_simplex_itself():
 
 
 def test_branch_and_bound_says_which_kinds_it_cannot_parametrise():
-    from verifier import UnitVector
+    from verifier import Orthogonal
     from verifier.prove import BoundedDomainError
 
-    check = _exp_claim(UnitVector("x", "n"), {"n": 2}, 7)
-    with pytest.raises(BoundedDomainError, match="does not parametrise the unit-vector x"):
-        prove(check, make_domain(check, {"n": 2}), method="branch-and-bound", time_limit=5)
+    check = _exp_claim(Orthogonal("x", "n"), {"n": 4}, 30)
+    with pytest.raises(BoundedDomainError, match="up to n = 3 .*not n = 4"):
+        prove(check, make_domain(check, {"n": 4}), method="branch-and-bound", time_limit=5)

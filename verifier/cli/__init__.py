@@ -19,6 +19,7 @@ from rich.console import Console
 
 from .._version import __version__
 from ..engine import SearchConfig, run_checks
+from ..executor import SPECS, ExecutorError, executor_scope, parse_spec
 from ..config import ConfigError, load_config, project_registry
 from ..limits import MAX_BUDGET, MAX_DPS, MAX_ROUNDS, MAX_SECONDS, MAX_SEED, MIN_DPS, available_cores
 from ..registry import ClaimLookupError, Registry
@@ -162,10 +163,39 @@ def _resolve_jobs(ctx, param, value):
 
 
 def jobs_option(default: int):
-    """``--jobs N`` / ``-j N``, the same on every command: N worker processes, 0 one per core
-    (at most the cores available)."""
-    return click.option("--jobs", "-j", type=click.IntRange(min=0), default=default, show_default=True if default else "one per core",
+    """``--jobs N`` / ``-j N`` and ``--executor SPEC``, the same on every command: N worker
+    processes, 0 one per core (at most the cores available), run where SPEC says."""
+    jobs = click.option("--jobs", "-j", type=click.IntRange(min=0), default=default, show_default=True if default else "one per core",
                         callback=_resolve_jobs, help="Worker processes (0: one per core; at most the cores available). The results do not depend on it.")
+    return lambda fn: executor_option(jobs(fn))
+
+
+def executor_option(fn):
+    """``--executor SPEC``: the whole command shares one executor; with Dask, the command's
+    own worker pools step aside (``jobs`` 1) and every chunk goes to the Dask workers."""
+
+    @click.option("--executor", "executor_spec", metavar="SPEC", default=None,
+                  help=f"Where the work runs: {SPECS} (dask-local: a LocalCluster of --jobs workers). "
+                       "Default: in-process for -j 1, else a process pool. The results do not depend on it.")
+    @functools.wraps(fn)
+    def wrapper(executor_spec, **kw):
+        if executor_spec is None:
+            return fn(**kw)
+        try:
+            kind, _ = parse_spec(executor_spec)
+            if kind == "process":
+                return fn(**kw)
+            jobs = kw.get("jobs") or 1
+            if "jobs" in kw:
+                kw["jobs"] = 1
+            if kind == "serial":
+                return fn(**kw)
+            with executor_scope(executor_spec, jobs):
+                return fn(**kw)
+        except ExecutorError as exc:
+            raise UsageFailure(f"--executor {executor_spec}: {exc}") from None
+
+    return wrapper
 
 
 def search_options(fn):

@@ -31,8 +31,12 @@ class MethodError(ValueError):
     """The method asked for cannot handle this claim (names why)."""
 
 
-def prove(check: Check, domain: Domain, method: str = "auto", time_limit: float = 60.0, dps: int = 50) -> Proof:
-    """Prove ``check`` on ``domain``, or refute it with a certified counterexample, or say why not."""
+def prove(check: Check, domain: Domain, method: str = "auto", time_limit: float = 60.0, dps: int = 50, executor=None) -> Proof:
+    """Prove ``check`` on ``domain``, or refute it with a certified counterexample, or say why not.
+
+    ``executor`` (default: in-process) runs batches of branch-and-bound boxes; the proof does
+    not depend on it -- the same boxes are decided in the same order with any executor.
+    """
     if method not in METHODS:
         raise MethodError(f"unknown method {method!r}; methods: {', '.join(METHODS)}")
     if time_limit <= 0:
@@ -51,7 +55,7 @@ def prove(check: Check, domain: Domain, method: str = "auto", time_limit: float 
                 f"{check.label} needs branch and bound (it uses exp, log or sqrt), which needs a bounded box for "
                 f"{', '.join(unbounded)}: give --box NAME=LO:HI or --box LO:HI"
             )
-        return BranchAndBound(check, domain, time_limit, dps).run()
+        return BranchAndBound(check, domain, time_limit, dps, executor=executor).run()
     except (MethodError, BoundedDomainError):
         raise
     except Exception as exc:  # the claim raised: report it, never crash

@@ -79,11 +79,14 @@ def _key(x):
 class Jet:
     # ``origin`` remembers how a value was made, for the quotient rewrite in :func:`_div`:
     # ("sum", terms), ("sub", x, y) or ("exp", z)
-    __slots__ = ("v", "c", "g", "f", "origin")
+    __slots__ = ("v", "c", "g", "f", "origin", "factors")
 
     def __init__(self, v, c, g, f, origin=None):
         self.v, self.c, self.g, self.f = v, c, g, f  # g: tuple of balls or None (a constant)
         self.origin = origin
+        #: (base, coefficient) pairs with self = coefficient * base exactly, for the
+        #: distributive rewrite in :func:`_add`
+        self.factors = ()
         if g is not None:
             # every intermediate keeps the tighter of its two enclosures, so the derivative
             # formulas downstream use it too
@@ -141,7 +144,12 @@ class Jet:
         return self.__add__(o)
 
     def __neg__(self):
-        return self.f.cached(("neg", id(self)), lambda: Jet(-self.v, -self.c, None if self.g is None else tuple(-x for x in self.g), self.f), self)
+        return self.f.cached(("neg", id(self)), self._negated, self)
+
+    def _negated(self):
+        out = Jet(-self.v, -self.c, None if self.g is None else tuple(-x for x in self.g), self.f)
+        out.factors = tuple((base, -coef) for base, coef in self.factors)
+        return out
 
     def __sub__(self, o):
         if o is self:
@@ -189,7 +197,9 @@ class Jet:
         if e <= 0:
             return -self
         g = None if self.g is None else tuple(x.union(-x) for x in self.g)
-        return Jet(abs(e), abs(self.c), g, self.f)
+        # arb's abs keeps the radius around |midpoint|, which dips below 0 on a ball about 0
+        top = max(abs(e.lower()), abs(e.upper()))
+        return Jet(arb(0).union(top), abs(self.c), g, self.f)
 
     def __repr__(self):
         return f"Jet({self.v}, centre {self.c})"
@@ -206,7 +216,9 @@ def _sub(a, b):
         # exp(x) - exp(y) = exp(y) expm1(x - y): the sign is that of x - y, which the
         # cancellation of common terms often fixes where the plain difference straddles 0
         gap = _linear_gap(xa, xb)
-        out = _meet(out, b * gap.apply("expm1", arb.expm1, arb.exp))
+        growth = gap.apply("expm1", arb.expm1, arb.exp)
+        out = _meet(out, b * growth)
+        out.factors = ((b, growth),)
     out.origin = ("sub", a, b)
     return out
 
@@ -230,7 +242,43 @@ def _terms(x):
 def _add(a, b):
     if a.g is None and b.g is None:
         return Jet(a.v + b.v, a.c + b.c, None, a.f)
-    return Jet(a.v + b.v, a.c + b.c, tuple(x + y for x, y in zip(_zeros(a, b), _zeros(b, a))), a.f, ("sum", _terms(a) + _terms(b)))
+    out = Jet(a.v + b.v, a.c + b.c, tuple(x + y for x, y in zip(_zeros(a, b), _zeros(b, a))), a.f, ("sum", _terms(a) + _terms(b)))
+    common = _common_base(a, b)
+    if common is not None:
+        # c B + d B = (c + d) B: when B is wide (exp(a) over a long a-interval) and
+        # c + d small (a second-order margin), only the factored form sees the sign
+        origin = out.origin
+        out = _meet(out, common)
+        out.origin = origin
+    return out
+
+
+def _common_base(a, b):
+    """a + b as (c + d) B when a = c B and b = d B, or B' = exp(x + y), B = exp(y), B' = exp(x) B."""
+    for base, coef in a.factors:
+        if base.g is None:
+            continue
+        for other_base, other in b.factors:
+            if other_base is base:
+                return (coef + other) * base
+            ratio = _exp_ratio(base, other_base) if other_base.g is not None else None
+            if ratio is not None:
+                return (coef * ratio + other) * other_base
+            ratio = _exp_ratio(other_base, base) if other_base.g is not None else None
+            if ratio is not None:
+                return (coef + other * ratio) * base
+    return None
+
+
+def _exp_ratio(big, small):
+    """exp(rest) when big = exp(small's exponent + rest) (terms matched by identity), else None."""
+    x, y = _exponent(big), _exponent(small)
+    if x is None or y is None:
+        return None
+    terms = _terms(x)
+    if len(terms) < 2 or not any(t is y for t in terms):
+        return None
+    return _linear_gap(x, y).apply("exp", arb.exp, arb.exp)
 
 
 def _times(x: arb, y: arb) -> arb:
@@ -244,10 +292,21 @@ def _times(x: arb, y: arb) -> arb:
     return out
 
 
+def _square(x: arb) -> arb:
+    """x * x of one ball: never negative (a product of two balls forgets they are the same)."""
+    if 0 in x:
+        top = max(abs(x.lower()), abs(x.upper()))
+        return arb(0).union(top * top)
+    return _times(x, x)
+
+
 def _mul(a, b):
+    value = _square(a.v) if a is b else _times(a.v, b.v)
     if a.g is None and b.g is None:
-        return Jet(_times(a.v, b.v), a.c * b.c, None, a.f)
-    return Jet(_times(a.v, b.v), a.c * b.c, tuple(_times(b.v, x) + _times(a.v, y) for x, y in zip(_zeros(a, b), _zeros(b, a))), a.f)
+        return Jet(value, a.c * b.c, None, a.f)
+    out = Jet(value, a.c * b.c, tuple(_times(b.v, x) + _times(a.v, y) for x, y in zip(_zeros(a, b), _zeros(b, a))), a.f)
+    out.factors = ((b, a), (a, b))
+    return out
 
 
 def _div(a, b):

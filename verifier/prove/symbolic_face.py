@@ -131,7 +131,9 @@ def vanishes_identically(problem, face, entry: int) -> bool:
     ctx = GuidedContext(jctx)
     values = []
     for k, ((lo, hi), jet) in enumerate(zip(face, jet_values)):
-        if lo == hi:
+        if problem.piece[k]:
+            values.append(lo)
+        elif lo == hi:
             q = Fraction(lo)
             values.append(Guided(sympy.Rational(q.numerator, q.denominator), jet))
         else:
