@@ -2,12 +2,14 @@
 sizes, each in a fresh process so its peak resident memory is its own.
 
     python benchmarks/experiments.py                      # both, JSON on stdout
-    python benchmarks/experiments.py rank-collapse --json benchmarks/results-experiments.json
+    python benchmarks/experiments.py rank-collapse --append benchmarks/results-experiments.json
 
 The goals (issue 10): rank collapse at BERT-base (4 variants x 3 measures x 2 precisions)
 under 2 minutes on 2 cores; the layer-collapse sweep under 5 minutes.  The load average is
-recorded before and after each run: on a shared machine the times say as much about the
-neighbours as about the code.
+recorded before and after each run, and the CPU time (user + system) next to the wall time:
+on a shared machine the wall time says as much about the neighbours as about the code, the
+CPU time far less (wall >= CPU / 2 on two cores; CPU / 2 is what an idle machine would give
+if both cores stayed busy).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import json
 import multiprocessing
 import os
 import resource
+import subprocess
 import sys
 import time
 
@@ -32,12 +35,18 @@ def _run(kind, queue):
         config = LayerCollapseConfig()
         result = run_layer_collapse(config)
     wall = time.perf_counter() - started
-    queue.put({
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    row = {
         "experiment": kind,
         "seconds": round(wall, 2),
         "engine_seconds": round(result.seconds, 2),
-        "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-    })
+        "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 2),
+        "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
+    }
+    if kind == "rank-collapse":
+        # summed over the two workers, so it may exceed its share of the wall time
+        row["sweep_worker_seconds"] = round(result.sweep_seconds, 2)
+    queue.put(row)
 
 
 def measure(kind: str) -> dict:
@@ -48,6 +57,9 @@ def measure(kind: str) -> dict:
     process.start()
     row = queue.get()
     process.join()
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                            cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip()
+    row.update(commit=commit or None, utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     row.update(cores=os.cpu_count(), load_average_before=[round(x, 2) for x in load_before],
                load_average_after=[round(x, 2) for x in os.getloadavg()])
     return row
@@ -57,6 +69,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("experiments", nargs="*", help="rank-collapse, layer-collapse (default: both).")
     parser.add_argument("--json", dest="json_path", help="Also write the rows to this file.")
+    parser.add_argument("--append", dest="append_path", help="Also append the rows to the JSON list in this file.")
     args = parser.parse_args(argv)
     unknown = set(args.experiments) - {"rank-collapse", "layer-collapse"}
     if unknown:
@@ -65,12 +78,20 @@ def main(argv=None) -> int:
     for kind in args.experiments or ["rank-collapse", "layer-collapse"]:
         row = measure(kind)
         rows.append(row)
-        print(f"{kind}: {row['seconds']} s, peak {row['peak_rss_mib']} MiB, load {row['load_average_before']} -> {row['load_average_after']}", file=sys.stderr)
+        print(f"{kind}: {row['seconds']} s ({row['cpu_seconds']} s CPU), peak {row['peak_rss_mib']} MiB, load {row['load_average_before']} -> {row['load_average_after']}", file=sys.stderr)
     text = json.dumps(rows, indent=1)
     print(text)
     if args.json_path:
         with open(args.json_path, "w", encoding="utf-8") as out:
             out.write(text + "\n")
+    if args.append_path:
+        try:
+            with open(args.append_path, encoding="utf-8") as existing:
+                earlier = json.load(existing)
+        except FileNotFoundError:
+            earlier = []
+        with open(args.append_path, "w", encoding="utf-8") as out:
+            out.write(json.dumps(earlier + rows, indent=1) + "\n")
     return 0
 
 

@@ -254,14 +254,21 @@ class _WeightSweep:
         self.projections: list[np.ndarray] = []  # per layer: X [Zq Zk Zv], batch x n x 3d
         self.output_heads: list[np.ndarray] = []  # per layer: Zo as H x d/H x d
 
-    def add_layer(self, standard: dict[str, np.ndarray]) -> None:
+    def layer_tasks(self, standard: dict[str, np.ndarray]) -> list[Callable[[], None]]:
+        """The next layer's work as independent tasks: one per weight factor for the deep
+        networks, one keeping what the surrogates need (small tasks fill the workers' gaps)."""
         config = self.config
-        for factor in config.weight_factors:
+
+        def advance(factor):
             deep = self.deep[factor]
             deep += bert_attention(deep, factor * standard["Wqkv"], factor * standard["Wo"], config.heads)
-        rows = self.input.reshape(-1, config.width) @ standard["Wqkv"]
-        self.projections.append(rows.reshape(*self.input.shape[:-1], -1))
-        self.output_heads.append(standard["Wo"].reshape(config.heads, -1, config.width))
+
+        def keep():
+            rows = self.input.reshape(-1, config.width) @ standard["Wqkv"]
+            self.projections.append(rows.reshape(*self.input.shape[:-1], -1))
+            self.output_heads.append(standard["Wo"].reshape(config.heads, -1, config.width))
+
+        return [keep, *(lambda f=factor: advance(f) for factor in config.weight_factors)]
 
     def _head_outputs(self, factor: float, sequence: int) -> np.ndarray:
         """head_{l,h}(X) of one input sequence under weights factor * Z: (L*H) x n x d."""
@@ -356,12 +363,14 @@ def _run(config, progress, pool) -> RankCollapseResult:
         standard = _standard_layer_weights(config, layer)
         weights = {p: {k: (config.init_std * z).astype(dtype) for k, z in standard.items()} for p, dtype in dtypes.items()}
         futures = {key: pool.submit(_advance_variants, state, weights[key[0]], config) for key, state in states.items()}
-        sweep_future = pool.submit(timed, sweep.add_layer, standard)
-        measured = {}
-        for future in as_completed([*futures.values(), sweep_future]):
+        sweep_futures = [pool.submit(timed, task) for task in sweep.layer_tasks(standard)]
+        for future in as_completed(futures.values()):
             future.result()
             tick()
-        sweep_seconds += sweep_future.result()[1]
+        for future in sweep_futures:
+            future.result()
+        tick()
+        sweep_seconds += sum(future.result()[1] for future in sweep_futures)
         measured = {key: future.result() for key, future in futures.items()}
         for p in config.precisions:
             for variant in VARIANTS:
