@@ -130,8 +130,8 @@ def test_rank_collapse_curves(rank_result):
 
 def test_rank_collapse_is_seeded(rank_result):
     again = run_rank_collapse(RankCollapseConfig.small(seed=5))
-    assert dumps("rank-collapse", dataclasses.replace(again, seconds=0, sweep_seconds=0)) == \
-        dumps("rank-collapse", dataclasses.replace(rank_result, seconds=0, sweep_seconds=0))
+    assert dumps("rank-collapse", dataclasses.replace(again, seconds=0, sweep_cpu_seconds=0)) == \
+        dumps("rank-collapse", dataclasses.replace(rank_result, seconds=0, sweep_cpu_seconds=0))
 
 
 @pytest.mark.parametrize("seed", [21, 22])

@@ -150,7 +150,7 @@ class RankCollapseResult:
     floors: tuple[PrecisionFloor, ...]
     sweep: tuple[SurrogateDistance, ...]
     seconds: float
-    sweep_seconds: float = 0.0  # the part of ``seconds`` spent on the weight sweep
+    sweep_cpu_seconds: float = 0.0  # CPU time of the weight sweep's tasks (the network's share is the rest)
 
     def curve(self, variant: str, precision: str, measure: str) -> list[float]:
         rows = sorted((m for m in self.curves if m.variant == variant and m.precision == precision), key=lambda m: m.layer)
@@ -344,11 +344,13 @@ def _run(config, progress, pool) -> RankCollapseResult:
     initial = {p: relative_residuals(X0.astype(dtype)) for p, dtype in dtypes.items()}
     curves = [_measure_rows(v, p, 0, initial[p]) for v in VARIANTS for p in config.precisions]
     sweep = _WeightSweep(config, X0[: config.sweep_batch])
-    sweep_seconds = 0.0
+    sweep_cpu_seconds = 0.0
 
     def timed(task, *args):
-        began = time.perf_counter()
-        return task(*args), time.perf_counter() - began
+        # CPU time of the worker thread (its BLAS calls run in it): on a shared machine the
+        # wall time of a task would count the neighbours' turns too
+        began = time.thread_time()
+        return task(*args), time.thread_time() - began
 
     total = config.depth * (len(states) + 1) + len(config.weight_factors)
     done = 0
@@ -370,7 +372,7 @@ def _run(config, progress, pool) -> RankCollapseResult:
         for future in sweep_futures:
             future.result()
         tick()
-        sweep_seconds += sum(future.result()[1] for future in sweep_futures)
+        sweep_cpu_seconds += sum(future.result()[1] for future in sweep_futures)
         measured = {key: future.result() for key, future in futures.items()}
         for p in config.precisions:
             for variant in VARIANTS:
@@ -392,6 +394,6 @@ def _run(config, progress, pool) -> RankCollapseResult:
     for future in futures:
         rows, seconds = future.result()
         distances.extend(rows)
-        sweep_seconds += seconds
+        sweep_cpu_seconds += seconds
         tick()
-    return RankCollapseResult(config, tuple(curves), tuple(floors), tuple(distances), time.perf_counter() - started, sweep_seconds)
+    return RankCollapseResult(config, tuple(curves), tuple(floors), tuple(distances), time.perf_counter() - started, sweep_cpu_seconds)
