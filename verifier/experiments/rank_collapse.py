@@ -243,9 +243,9 @@ def _advance_variants(states: dict[str, np.ndarray], weights, config: RankCollap
 
 class _WeightSweep:
     """Definition 3.7's network at BERT's shape under every weight factor, against the one-layer
-    surrogates.  The deep networks advance one layer per ``add_layer`` (the weights are drawn
-    once, for the main run too); the surrogates need only the input's projections and the
-    output matrices, kept per layer and shared by every factor."""
+    surrogates.  The deep networks advance a layer at a time on the weights the main run draws;
+    the surrogates need only the input's projections and the output matrices, kept per layer
+    and shared by every factor."""
 
     def __init__(self, config: RankCollapseConfig, X: np.ndarray):
         self.config = config
@@ -320,7 +320,9 @@ class _WeightSweep:
         return rows
 
 
-WORKERS = 2  # the machine's cores; each worker runs its BLAS calls on one thread
+# The goal's machine has two cores.  Fixed rather than the core count, so that the batch is split
+# the same way on every machine.
+WORKERS = 2
 
 
 def run_rank_collapse(config: RankCollapseConfig = RankCollapseConfig(), progress: Progress | None = None) -> RankCollapseResult:
