@@ -3,6 +3,7 @@ sizes, each in a fresh process so its peak resident memory is its own.
 
     python benchmarks/experiments.py                      # both, JSON on stdout
     python benchmarks/experiments.py rank-collapse --append benchmarks/results-experiments.json
+    python benchmarks/experiments.py --kernels            # the operations, on 1 and 2 BLAS threads
 
 The goals (issue 10): rank collapse at BERT-base (4 variants x 3 measures x 2 precisions)
 under 2 minutes on 2 cores; the layer-collapse sweep under 5 minutes.  The load average is
@@ -64,12 +65,55 @@ def measure(kind: str) -> dict:
     return row
 
 
+def kernel_timings(repeats: int = 3) -> list[dict]:
+    """Seconds per call of the operations the rank-collapse run is made of, at BERT-base's shape
+    (32 sequences of 128 tokens, d = 768, 12 heads), on one and on two BLAS threads: why the run
+    reshapes to one large GEMM, avoids the SVD and keeps every worker on one BLAS thread."""
+    import numpy as np
+    from scipy.linalg import eigh
+    from threadpoolctl import threadpool_limits
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((32, 128, 768))
+    W = rng.standard_normal((768, 768))
+    q, k = (rng.standard_normal((32, 12, 128, 64)) for _ in range(2))
+    heads = rng.standard_normal((144, 128 * 768))
+    gram = X @ np.swapaxes(X, -1, -2)
+    operations = {
+        "stacked matmul (32 x 128 x 768) @ (768 x 768)": lambda: X @ W,
+        "one GEMM (4096 x 768) @ (768 x 768)": lambda: X.reshape(-1, 768) @ W,
+        "per-head scores (32 x 12 x 128 x 64) @ k^T": lambda: q @ np.swapaxes(k, -1, -2),
+        "32 SVDs of 128 x 768, singular values only": lambda: np.linalg.svd(X, compute_uv=False),
+        "32 top eigenvectors of 128 x 128 Gram matrices": lambda: [eigh(g, subset_by_index=[127, 127]) for g in gram],
+        "Gram matrix of 144 head outputs (144 x 98304)": lambda: heads @ heads.T,
+    }
+    rows = []
+    for name, operation in operations.items():
+        for threads in (1, 2):
+            with threadpool_limits(limits=threads, user_api="blas"):
+                operation()
+                started = time.perf_counter()
+                for _ in range(repeats):
+                    operation()
+                rows.append({"operation": name, "blas_threads": threads,
+                             "seconds": round((time.perf_counter() - started) / repeats, 4)})
+    return rows
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("experiments", nargs="*", help="rank-collapse, layer-collapse (default: both).")
     parser.add_argument("--json", dest="json_path", help="Also write the rows to this file.")
     parser.add_argument("--append", dest="append_path", help="Also append the rows to the JSON list in this file.")
+    parser.add_argument("--kernels", action="store_true", help="Instead, time the run's operations on one and two BLAS threads.")
     args = parser.parse_args(argv)
+    if args.kernels:
+        load_before = os.getloadavg()
+        rows = kernel_timings()
+        for row in rows:
+            print(f"{row['seconds']:8.4f} s  {row['blas_threads']} thread(s)  {row['operation']}", file=sys.stderr)
+        print(json.dumps({"load_average_before": load_before, "load_average_after": os.getloadavg(), "rows": rows}, indent=1))
+        return 0
     unknown = set(args.experiments) - {"rank-collapse", "layer-collapse"}
     if unknown:
         parser.error(f"unknown experiment {sorted(unknown)[0]!r}; choose rank-collapse or layer-collapse")
