@@ -16,7 +16,7 @@ the activations the network produced (so a float32 run is judged by what float32
   explicitly.  Not sqrt(trace - lambda_1) from the eigenvalues: that subtraction cancels, and a
   collapsed network's residual (1e-15 of ||X||) would drown in an error of sqrt(eps) ~ 1e-8.  An
   error delta in u enlarges the residual only by O(delta^2), so this is as exact as the SVD's
-  singular values, at a third of the SVD's cost.
+  singular values, at half the SVD's cost on one BLAS thread.
 
 The weight sweep runs Definition 3.7's network (``san+skip`` without LayerNorm) at BERT's shape
 with every weight N(0, f^2) for the factors f, i.e. the same standard normal draws scaled, and
