@@ -33,7 +33,7 @@ def gelu(X: np.ndarray) -> np.ndarray:
     inner *= X
     inner *= 0.044715
     inner += X
-    inner *= np.sqrt(2.0 / np.pi)
+    inner *= np.asarray(np.sqrt(2.0 / np.pi), dtype=X.dtype)  # a float64 scalar would compute in float64
     np.tanh(inner, out=inner)
     inner += 1.0
     inner *= 0.5
