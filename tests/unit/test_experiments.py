@@ -12,7 +12,9 @@ from verifier.experiments.blocks import paper_parallel_surrogate, paper_san
 from verifier.experiments.layer_collapse import _loss_and_gradient, fit_one_layer, one_layer, worst_input
 from verifier.experiments.plots import figure_bytes, layer_collapse_figures, rank_collapse_figures, save_figures
 from verifier.experiments.rank_collapse import relative_residuals
+from verifier.experiments.records import RecordError, result_from_json
 from verifier.reporters.experiments_html import experiments_section
+from verifier.reporters.experiments_report import dumps
 
 
 @pytest.fixture(scope="module")
@@ -37,6 +39,19 @@ def test_measures_of_collapsed_and_known_matrices():
     assert values["composite"][0] == pytest.approx(1.0)
     assert values["res_max"][0] == pytest.approx(0.5)  # midrange 1/2 per column
     assert values["rank1"][0] == pytest.approx(np.sqrt(0.5))  # singular values 1, 1
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_rank_one_residual_matches_the_singular_values(seed):
+    """The rank-1 distance from the Gram matrix's top eigenvector agrees with the SVD's tail,
+    also for nearly rank-one matrices where eigenvalues alone would cancel to nothing."""
+    rng = np.random.default_rng(seed)
+    n, d = (int(v) for v in rng.integers(3, 40, size=2))
+    for noise in (1.0, 1e-4, 1e-9):
+        X = rng.normal(size=(3, n, 1)) @ rng.normal(size=(3, 1, d)) + noise * rng.normal(size=(3, n, d))
+        singular = np.linalg.svd(X, compute_uv=False)
+        expected = np.sqrt(np.sum(singular[:, 1:] ** 2, axis=-1) / np.sum(singular**2, axis=-1))
+        assert relative_residuals(X)["rank1"] == pytest.approx(expected, rel=1e-5)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -110,6 +125,39 @@ def test_rank_collapse_curves(rank_result):
     sweep = {(s.factor, s.surrogate): s for s in rank_result.sweep}
     small = min(config.weight_factors)
     assert sweep[small, "parallel"].relative_to_input < sweep[small, "identity"].relative_to_input
+    assert len(sweep[small, "fitted"].coefficients) == config.depth * config.heads
+
+
+def test_rank_collapse_is_seeded(rank_result):
+    again = run_rank_collapse(RankCollapseConfig.small(seed=5))
+    assert dumps("rank-collapse", dataclasses.replace(again, seconds=0, sweep_cpu_seconds=0)) == \
+        dumps("rank-collapse", dataclasses.replace(rank_result, seconds=0, sweep_cpu_seconds=0))
+
+
+@pytest.mark.parametrize("seed", [21, 22])
+def test_fitted_surrogate_recovers_a_one_layer_network(seed):
+    """A one-layer network is its own parallel surrogate: the fit, made on other sequences,
+    must find coefficients 1 and distance ~0, while the identity stays far."""
+    rng = np.random.default_rng(seed)
+    config = dataclasses.replace(RankCollapseConfig.small(seed=seed), depth=1, precisions=("float32",),
+                                 weight_factors=(float(rng.uniform(0.02, 0.3)),), sweep_batch=4)
+    rows = {s.surrogate: s for s in run_rank_collapse(config).sweep}
+    assert rows["fitted"].coefficients == pytest.approx([1.0] * config.heads, abs=1e-6)
+    assert rows["fitted"].relative_to_output < 1e-10 < rows["identity"].relative_to_output
+
+
+def test_results_read_back_from_their_json(layer_result, rank_result):
+    import json
+    for kind, result in (("layer-collapse", layer_result), ("rank-collapse", rank_result)):
+        text = dumps(kind, result)
+        read_kind, read = result_from_json(json.loads(text))
+        assert read_kind == kind and dumps(kind, read) == text
+    doc = json.loads(dumps("rank-collapse", rank_result))
+    doc["curves"][0]["layer"] = "one"
+    with pytest.raises(RecordError, match=r"curves\[0\]\.layer: expected int"):
+        result_from_json(doc)
+    with pytest.raises(RecordError, match="schema 7"):
+        result_from_json({**doc, "schema": 7})
 
 
 def test_config_errors_name_the_bad_value():
@@ -128,5 +176,7 @@ def test_figures_files_and_html(layer_result, rank_result, tmp_path):
     written = save_figures({"layer_collapse_bound": figures["layer_collapse_bound"]}, tmp_path)
     assert sorted(p.name for p in written) == ["layer_collapse_bound.png", "layer_collapse_bound.svg"]
     assert "<svg" in written[1].read_text()
-    html = experiments_section(rank_collapse=rank_result)
+    html = experiments_section(rank_result)
     assert html.startswith('<section id="experiments">') and html.count("<svg") == 2 and "Layer collapse (Theorem" not in html
+    both = experiments_section(layer_result, rank_result)
+    assert both.count("<svg") == 4 and both.index("Layer collapse (Theorem") < both.index("Rank collapse at")

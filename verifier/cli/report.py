@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 from pathlib import Path
 
@@ -26,7 +27,10 @@ from .kernel import coq_options, exit_code, kernel_checks
 @jobs_option
 @claim_option
 @coq_options
-def report_cmd(fmt, output, summary, lock_path, jobs, claim_ids, coq, coq_dir):
+@click.option("--experiments", "experiment_paths", multiple=True, type=click.Path(exists=True, path_type=Path),
+              help="JSON of `verify experiment ... --json`, or a directory of such files: adds an Experiments "
+                   "section with the figures to the HTML report. Repeatable.")
+def report_cmd(fmt, output, summary, lock_path, jobs, claim_ids, coq, coq_dir, experiment_paths):
     """A report a reviewer can paste: statement, reading, verdict, typeset counterexample, replay command.
 
     It replays the locked counterexamples and reruns the locked search first, so the report
@@ -41,11 +45,27 @@ def report_cmd(fmt, output, summary, lock_path, jobs, claim_ids, coq, coq_dir):
             raise UsageFailure("--summary replays nothing, so it kernel-checks nothing: drop --coq or --summary")
         _write(summary_table(summary_rows(claims, read_lock(lock_path))), output)
         return
+    render = REPORT_FORMATS[fmt]
+    if experiment_paths:
+        render = functools.partial(render, appendix=_experiments_appendix(fmt, experiment_paths))
     reg = regression(lock_path, quiet=False, jobs=jobs, claims=claims if claim_ids else None)
     kernel = kernel_checks([r.path for o in reg.outcomes for r in o.replays], coq, coq_dir, jobs)
-    _write(REPORT_FORMATS[fmt](sections(claims, reg, kernel), reg), output)
+    _write(render(sections(claims, reg, kernel), reg), output)
     check_report.print_regression(err_console(), reg)
     sys.exit(exit_code(kernel, reg.exit_code, max(reg.exit_code, 1)))
+
+
+def _experiments_appendix(fmt: str, paths) -> str:
+    """The Experiments section of the recorded runs, read before the long replay so a bad file fails at once."""
+    if fmt != "html":
+        raise UsageFailure("--experiments draws figures into the HTML report: use it with --format html")
+    from ..experiments.records import RecordError, read_results
+    from ..reporters.experiments_html import experiments_section
+
+    try:
+        return experiments_section(*(result for _, result in read_results(paths)))
+    except RecordError as exc:
+        raise UsageFailure(str(exc)) from None
 
 
 def _write(text: str, output: Path | None) -> None:

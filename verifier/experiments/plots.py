@@ -19,6 +19,7 @@ from matplotlib.ticker import NullFormatter
 from .layer_collapse import SURROGATES as LAYER_SURROGATES
 from .layer_collapse import LayerCollapseResult
 from .rank_collapse import MEASURES, VARIANTS, RankCollapseResult
+from .rank_collapse import SURROGATES as RANK_SURROGATES
 
 MEASURE_LABELS = {
     "composite": r"$\|X - 1\,\mathrm{mean}(X)^T\|_{1,\infty} / \|X\|_{1,\infty}$ (Dong et al.)",
@@ -112,7 +113,7 @@ def rank_collapse_figures(result: RankCollapseResult) -> dict[str, Figure]:
     axes = figure.subplots(1, 2)
     for ax, attribute, label in ((axes[0], "relative_to_input", r"$\|S(X)-S'(X)\|_{\max} / \|X\|_{\max}$"),
                                  (axes[1], "relative_to_output", r"$\|S(X)-S'(X)\|_{\max} / \|S(X)\|_{\max}$")):
-        for name in ("parallel", "identity", "first-layer"):
+        for name in RANK_SURROGATES:
             rows = sorted((s for s in result.sweep if s.surrogate == name), key=lambda s: s.factor)
             ax.loglog([s.factor for s in rows], [max(getattr(s, attribute), FLOOR) for s in rows], marker="o", label=name)
         ax.axvline(config.init_std, color="0.5", linestyle=":", linewidth=0.8)

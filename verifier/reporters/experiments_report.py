@@ -14,9 +14,8 @@ from rich.table import Table
 from ..experiments.layer_collapse import SURROGATES as LAYER_SURROGATES
 from ..experiments.layer_collapse import LayerCollapseResult
 from ..experiments.rank_collapse import MEASURES, VARIANTS, RankCollapseResult
+from ..experiments.records import SCHEMA
 from .numbers import fmt
-
-SCHEMA = 1
 
 
 @contextlib.contextmanager

@@ -172,7 +172,8 @@ def _summary(secs: list[Section]) -> str:
             f"<tbody>{''.join(rows)}</tbody></table>")
 
 
-def render(secs: list[Section], reg) -> str:
+def render(secs: list[Section], reg, appendix: str = "") -> str:
+    """The page; ``appendix`` is an HTML fragment placed after the claims (the experiments)."""
     s = reg.lock.search
     body = [
         "<h1>Claim verifier report</h1>",
@@ -191,6 +192,8 @@ def render(secs: list[Section], reg) -> str:
             body.append(f"<p><em>Notes on the reading.</em> {escape(c.notes)}</p>")
         body.extend(_item(item, reg) for item in sec.items)
         body.append("</article>")
+    if appendix:
+        body.append(appendix)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>Claim verifier report</title><style>{CSS}</style></head>\n<body>\n" + "\n".join(body)
