@@ -344,17 +344,58 @@ def _share(a, b):
     zi = _exponent(a)
     if zi is None or any(_exponent(t) is None for t in terms):
         return None
-    rest = None
+    rest, gaps = None, []
     for t in terms:
         if t is a:
             continue
         gap = _exponent_gap(_exponent(t), zi)
+        gaps.append((t, gap))
         e = gap.apply("exp", arb.exp, arb.exp)
         rest = e if rest is None else rest + e
     denom = 1 + rest
     inv = 1 / denom.v
     g = None if denom.g is None else tuple(-x * inv * inv for x in denom.g)
+    if g is not None:
+        g = _meet_tuple(g, _share_gradient(inv, terms, gaps))
     return Jet(inv, 1 / denom.c, g, a.f)
+
+
+def _share_value(t, terms) -> arb:
+    """The enclosure of exp(z_t) / sum_j exp(z_j), as :func:`_share` computes it."""
+    zt = _exponent(t)
+    total = arb(1)
+    for u in terms:
+        if u is not t:
+            total = total + _exponent_gap(_exponent(u), zt).apply("exp", arb.exp, arb.exp).v
+    return 1 / total
+
+
+def _share_gradient(share, terms, gaps):
+    """The gradient of s_i = 1 / (1 + sum_j exp(d_j)) as -sum_j s_i s_j grad d_j.
+
+    The same derivative as -exp(d_j) / D^2 grad d_j, but from the shares, each enclosed
+    without dependency: over a wide box exp(d_j) and D^2 vary together, s_i s_j far less.
+    """
+    out = None
+    for t, gap in gaps:
+        if gap.g is None:
+            continue
+        weight = -_times(share, _share_value(t, terms))
+        term = tuple(_times(weight, x) for x in gap.g)
+        out = term if out is None else tuple(p + q for p, q in zip(out, term))
+    return out
+
+
+def _meet_tuple(g, h):
+    if h is None:
+        return g
+    out = []
+    for p, q in zip(g, h):
+        try:
+            out.append(p.intersection(q))
+        except ValueError:
+            out.append(p)
+    return tuple(out)
 
 
 def _meet(x, y):
