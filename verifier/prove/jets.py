@@ -121,9 +121,12 @@ class Jet:
         """The tighter of the plain and the centred enclosure (their intersection)."""
         a, b = self.v, self.centred()
         try:
-            return a.intersection(b)
+            out = a.intersection(b)
         except ValueError:  # disjoint cannot happen for correct enclosures; keep the plain one
             return a
+        # a ball's radius is rounded up, so the intersection of [0, t] with a ball reaching
+        # below 0 can dip below 0 by an ulp; a square or an abs must stay >= 0 to prove x^2 >= 0
+        return out.nonnegative_part() if a >= 0 else out
 
     def mid(self):
         return self.v.mid()
@@ -199,7 +202,7 @@ class Jet:
         g = None if self.g is None else tuple(x.union(-x) for x in self.g)
         # arb's abs keeps the radius around |midpoint|, which dips below 0 on a ball about 0
         top = max(abs(e.lower()), abs(e.upper()))
-        return Jet(arb(0).union(top), abs(self.c), g, self.f)
+        return Jet(arb(0).union(top).nonnegative_part(), abs(self.c), g, self.f)
 
     def __repr__(self):
         return f"Jet({self.v}, centre {self.c})"
@@ -296,7 +299,7 @@ def _square(x: arb) -> arb:
     """x * x of one ball: never negative (a product of two balls forgets they are the same)."""
     if 0 in x:
         top = max(abs(x.lower()), abs(x.upper()))
-        return arb(0).union(top * top)
+        return arb(0).union(top * top).nonnegative_part()
     return _times(x, x)
 
 
