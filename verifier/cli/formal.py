@@ -12,7 +12,8 @@ from ..reporters import formal_report
 from ..reporters.progress import proving_status
 from ..tighten import NotTightenable, tighten
 from ..limits import MAX_DIM
-from . import BUDGET, DPS, ROUNDS, SECONDS, SEED, UsageFailure, err_console, get_claim, main, pack_option, select_checks
+from ..executor import make_executor
+from . import BUDGET, DPS, ROUNDS, SECONDS, SEED, UsageFailure, err_console, get_claim, jobs_option, main, pack_option, select_checks
 
 
 def bounded_dims(ctx, param, value):
@@ -68,8 +69,9 @@ def tighten_cmd(claim_id, reading, part, seed, budget, time_limit, rounds, dps, 
 @click.option("--method", type=click.Choice(METHODS), default="auto", show_default=True, help="auto: SMT when the claim allows it, else branch and bound.")
 @click.option("--time", "time_limit", type=SECONDS, default=60.0, show_default=True, help="Seconds per part and reading.")
 @click.option("--dps", type=DPS, default=SearchConfig.dps, show_default=True)
+@jobs_option(default=1)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON list to stdout.")
-def prove_cmd(claim_id, dims_text, boxes, reading, part, method, time_limit, dps, as_json):
+def prove_cmd(claim_id, dims_text, boxes, reading, part, method, time_limit, dps, jobs, as_json):
     """Prove a claim on a bounded domain at fixed dimensions (or refute it with a certified counterexample)."""
     claim = get_claim(claim_id)
     checks = select_checks(claim, reading, part)
@@ -78,9 +80,10 @@ def prove_cmd(claim_id, dims_text, boxes, reading, part, method, time_limit, dps
         default, named = parse_boxes(boxes)
         domains = [make_domain(c, dims, default, named) for c in checks]
         proofs = []
-        for c, d in zip(checks, domains):
-            with proving_status(err_console(), c, time_limit):
-                proofs.append(prove(c, d, method, time_limit, dps))
+        with make_executor(jobs) as executor:
+            for c, d in zip(checks, domains):
+                with proving_status(err_console(), c, time_limit):
+                    proofs.append(prove(c, d, method, time_limit, dps, executor=executor))
     except (DomainError, MethodError, BoundedDomainError) as exc:
         raise UsageFailure(str(exc)) from None
     _emit(as_json, proofs, formal_report.dumps_proofs, formal_report.print_proofs, claim)
