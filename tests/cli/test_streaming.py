@@ -90,7 +90,7 @@ def test_check_shows_progress_over_the_checks_it_searches():
 def test_prove_shows_a_spinner_while_the_solver_runs():
     from .lock_project import ROOT
 
-    code, chunks = _in_pty([sys.executable, "-m", "verifier", "prove", "B.2", "--dims", "n=2", "--box", "a=-5:5",
+    code, chunks = _in_pty([sys.executable, "-m", "verifier", "prove", "B.2", "--dims", "n=5", "--box", "a=-5:5",
                            "--box", "eps=0.01:2", "--time", "3"], ROOT)
     shown = "".join(c for _, c in chunks)
     assert code == 0 and "INCONCLUSIVE" in shown  # 3 s are not enough for a proof here

@@ -69,7 +69,7 @@ def test_lemma_b_2_is_proved_by_branch_and_bound_at_n_1():
 
 def test_branch_and_bound_time_limit_gives_inconclusive_with_volume():
     check = check_of("B.2")
-    domain = make_domain(check, {"n": 2}, None, {"a": BOX, "eps": (Fraction(1, 100), Fraction(2))})
+    domain = make_domain(check, {"n": 4}, None, {"a": BOX, "eps": (Fraction(1, 100), Fraction(2))})
     p = prove(check, domain, time_limit=1.0)
     assert p.result.verdict is Verdict.INCONCLUSIVE and p.result.seconds < 10
     assert 0 <= p.details.volume_proved < 1 and "volume" in p.result.message
@@ -82,6 +82,25 @@ def test_equality_face_is_named_not_spun_on():
     p = prove(check, domain, time_limit=2.0)
     assert p.result.verdict in (Verdict.INCONCLUSIVE, Verdict.PROVED)
     assert any("equality on the face b_1 = eps" in n for n in p.details.notes)
+
+
+@pytest.mark.parametrize("part, face", [("1", "b_1 = eps"), ("2", "b_1 = \u2212eps"), ("3", "b_1 = eps"), ("4", "b_1 = \u2212eps")])
+def test_intended_lemma_4_2_is_proved_with_its_equality_face_closed(part, face):
+    """Every box along the face is reduced onto it by monotonicity; there sympy shows margin = 0."""
+    check = check_of("4.2", part=part, reading="intended")
+    domain = make_domain(check, {"n": 1}, None, {"a": BOX, "eps": (Fraction(1, 100), Fraction(2))})
+    p = prove(check, domain, method="branch-and-bound", time_limit=120)
+    assert p.result.verdict is Verdict.PROVED, p.result.message
+    assert "vanishes identically" in p.result.message and p.details.volume_proved == 1.0
+    assert any(f"equality on the face {face}" in n and "closed" in n for n in p.details.notes), p.details.notes
+
+
+def test_lemma_b_2_is_proved_at_n_3_on_the_stated_box():
+    check = check_of("B.2")
+    domain = make_domain(check, {"n": 3}, None, {"a": BOX, "eps": (Fraction(1, 100), Fraction(2))})
+    p = prove(check, domain, method="branch-and-bound", time_limit=300)
+    assert p.result.verdict is Verdict.PROVED, p.result.message
+    assert p.details.volume_proved == 1.0
 
 
 def test_strict_reading_is_refuted_on_its_equality_face():

@@ -54,7 +54,7 @@ _runs = itertools.count()
 
 
 class BranchAndBound:
-    def __init__(self, check: Check, domain: Domain, time_limit: float = 60.0, dps: int = 50, prec: int = 64, max_choices: int = 1,
+    def __init__(self, check: Check, domain: Domain, time_limit: float = 60.0, dps: int = 50, prec: int = 64, max_choices: int = 0,
                  executor=None):
         self.check, self.domain, self.time_limit, self.dps = check, domain, time_limit, dps
         self.executor = executor if executor is not None else SerialExecutor()
@@ -119,7 +119,7 @@ class BranchAndBound:
                     mid = (lo + hi) / 2
                     for half in ((lo, mid), (mid, hi)):
                         child = box[:j] + (half,) + box[j + 1:]
-                        weight = self.problem.volume(child) * (1.5 - outcome.undecided)
+                        weight = self.problem.volume(child) * (0.5 + outcome.undecided)
                         heapq.heappush(heap, (-weight, next(counter), child, outcome.entries))
         seconds = time.monotonic() - start
         remaining = len(heap)

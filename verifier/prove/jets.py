@@ -121,9 +121,12 @@ class Jet:
         """The tighter of the plain and the centred enclosure (their intersection)."""
         a, b = self.v, self.centred()
         try:
-            return a.intersection(b)
+            out = a.intersection(b)
         except ValueError:  # disjoint cannot happen for correct enclosures; keep the plain one
             return a
+        # a ball's radius is rounded up, so the intersection of [0, t] with a ball reaching
+        # below 0 can dip below 0 by an ulp; a square or an abs must stay >= 0 to prove x^2 >= 0
+        return out.nonnegative_part() if a >= 0 else out
 
     def mid(self):
         return self.v.mid()
@@ -199,7 +202,7 @@ class Jet:
         g = None if self.g is None else tuple(x.union(-x) for x in self.g)
         # arb's abs keeps the radius around |midpoint|, which dips below 0 on a ball about 0
         top = max(abs(e.lower()), abs(e.upper()))
-        return Jet(arb(0).union(top), abs(self.c), g, self.f)
+        return Jet(arb(0).union(top).nonnegative_part(), abs(self.c), g, self.f)
 
     def __repr__(self):
         return f"Jet({self.v}, centre {self.c})"
@@ -296,7 +299,7 @@ def _square(x: arb) -> arb:
     """x * x of one ball: never negative (a product of two balls forgets they are the same)."""
     if 0 in x:
         top = max(abs(x.lower()), abs(x.upper()))
-        return arb(0).union(top * top)
+        return arb(0).union(top * top).nonnegative_part()
     return _times(x, x)
 
 
@@ -344,17 +347,58 @@ def _share(a, b):
     zi = _exponent(a)
     if zi is None or any(_exponent(t) is None for t in terms):
         return None
-    rest = None
+    rest, gaps = None, []
     for t in terms:
         if t is a:
             continue
         gap = _exponent_gap(_exponent(t), zi)
+        gaps.append((t, gap))
         e = gap.apply("exp", arb.exp, arb.exp)
         rest = e if rest is None else rest + e
     denom = 1 + rest
     inv = 1 / denom.v
     g = None if denom.g is None else tuple(-x * inv * inv for x in denom.g)
+    if g is not None:
+        g = _meet_tuple(g, _share_gradient(inv, terms, gaps))
     return Jet(inv, 1 / denom.c, g, a.f)
+
+
+def _share_value(t, terms) -> arb:
+    """The enclosure of exp(z_t) / sum_j exp(z_j), as :func:`_share` computes it."""
+    zt = _exponent(t)
+    total = arb(1)
+    for u in terms:
+        if u is not t:
+            total = total + _exponent_gap(_exponent(u), zt).apply("exp", arb.exp, arb.exp).v
+    return 1 / total
+
+
+def _share_gradient(share, terms, gaps):
+    """The gradient of s_i = 1 / (1 + sum_j exp(d_j)) as -sum_j s_i s_j grad d_j.
+
+    The same derivative as -exp(d_j) / D^2 grad d_j, but from the shares, each enclosed
+    without dependency: over a wide box exp(d_j) and D^2 vary together, s_i s_j far less.
+    """
+    out = None
+    for t, gap in gaps:
+        if gap.g is None:
+            continue
+        weight = -_times(share, _share_value(t, terms))
+        term = tuple(_times(weight, x) for x in gap.g)
+        out = term if out is None else tuple(p + q for p, q in zip(out, term))
+    return out
+
+
+def _meet_tuple(g, h):
+    if h is None:
+        return g
+    out = []
+    for p, q in zip(g, h):
+        try:
+            out.append(p.intersection(q))
+        except ValueError:
+            out.append(p)
+    return tuple(out)
 
 
 def _meet(x, y):

@@ -94,13 +94,18 @@ class BoxJudge:
                 continue
             if anchored is not None and holds(anchored[i], self.strict):
                 continue
-            if candidate is None and hyps_at_centre and any(m.c < 0 for m in jets):
-                candidate = tuple(p.centre(around))
             if plain is None:
                 try:
                     plain = p.path_margins(box, self.max_choices)
                 except (ZeroDivisionError, ValueError):
                     plain = []
+            if candidate is None and hyps_at_centre:
+                # the box's own centre first: the stretched box's centre is the same point
+                # for every box on one side of the anchor
+                if any(pm[i].c < 0 for pm in plain):
+                    candidate = tuple(p.centre(box))
+                elif any(m.c < 0 for m in jets):
+                    candidate = tuple(p.centre(around))
             reduced = self._reduced_to_face_proves(box, i, [pm[i] for pm in plain]) if plain else None
             if reduced is not None:
                 reductions += 1
