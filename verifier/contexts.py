@@ -22,6 +22,7 @@ Precision is always scoped (``with ctx.precision(...)``), never set globally.
 from __future__ import annotations
 
 import contextlib
+import math
 from decimal import Decimal
 from fractions import Fraction
 from dataclasses import dataclass
@@ -434,7 +435,7 @@ class Numbers(np.ndarray):
                 kwargs["out"] = tuple(o.view(np.ndarray) if isinstance(o, Numbers) else o for o in kwargs["out"])
             result = getattr(ufunc, method)(*args, **kwargs)
         if type(result) is np.ndarray and result.dtype == object:
-            return result.view(ctx._numbers)
+            return result.view(type(self) if type(self) is not Numbers else ctx._numbers)
         return ctx.wrap(result)
 
 
@@ -476,19 +477,11 @@ class _ObjectContext(Context):
     native: tuple[type, ...] = ()
 
     # -- operands ------------------------------------------------------------------------
-    @property
-    def _numbers(self) -> type:
-        try:
-            return self.__dict__["_numbers_class"]
-        except KeyError:
-            pass
+    def _make_numbers(self) -> type:
         key = self._numbers_key()
         if key is None:
-            cls = _numbers_class(self)
-        else:
-            cls = _NUMBERS_CLASSES.get(key) or _NUMBERS_CLASSES.setdefault(key, _numbers_class(self))
-        self.__dict__["_numbers_class"] = cls
-        return cls
+            return _numbers_class(self)
+        return _NUMBERS_CLASSES.get(key) or _NUMBERS_CLASSES.setdefault(key, _numbers_class(self))
 
     def _numbers_key(self):
         """What this context's lifting depends on, when contexts may share an array class (None: never)."""
@@ -651,6 +644,9 @@ class _ObjectContext(Context):
         raise self.unavailable_error(f"power with a non-integer exponent is not available in the {self.name} context")
 
     def __getattr__(self, name):
+        if name == "_numbers":  # made on first use, then an instance attribute (no call per operation)
+            cls = self.__dict__["_numbers"] = self._make_numbers()
+            return cls
         # a context that lacks a function's scalar form says so when the function is used
         if name.startswith("_") and name[1:] in _FUNCTION_NAMES:
             def unavailable(*_):
@@ -732,6 +728,9 @@ class MPContext(_ObjectContext):
             return mpmath.mpf(v)
         if type(v) is fmpq:  # a candidate's entries: fmpq is in lowest terms, as a Fraction would be
             return mpmath.mpf(int(v.p)) / int(v.q)
+        if type(v) is float and math.isfinite(v):
+            p, q = v.as_integer_ratio()
+            return mpmath.mpf(p) / q
         return self.scalar(to_fraction(v))
 
     def _lift_precision(self):
@@ -799,6 +798,8 @@ class ExactContext(_ObjectContext):
             return v
         if type(v) is int:
             return fmpq(v)
+        if type(v) is float and math.isfinite(v):  # a sampled point: its ratio is in lowest terms, as a Fraction's
+            return fmpq(*v.as_integer_ratio())
         return self.scalar(to_fraction(v))
 
     def _lift_precision(self):
@@ -926,6 +927,8 @@ class BallContext(_ObjectContext):
             return arb(v)
         if type(v) is int and v.bit_length() <= 53:  # exact at any precision, as through an fmpq
             return arb(v)
+        if type(v) is float and math.isfinite(v):
+            return arb(fmpq(*v.as_integer_ratio()))
         return self.scalar(to_fraction(v))
 
     def _lift_precision(self):
