@@ -2,6 +2,7 @@
 
     python benchmarks/microbench.py [--claim 4.1] [--n 8] [--d 8] [--batch 4096] [--seconds 3]
     python benchmarks/microbench.py --tanh [--n 8] [--d 8]
+    python benchmarks/microbench.py --contexts [--against /tmp/before] [--rounds 3]
 
 Reports candidates per second per core of the *engine's* float path (sampling excluded,
 the margin, its hypotheses and the engine's filtering included), and the time of
@@ -10,12 +11,19 @@ the margin, its hypotheses and the engine's filtering included), and the time of
 ``--tanh`` instead compares one claim written with ``ctx.tanh`` against the same claim
 written with ``ctx.exp`` (tanh x = (e^2x - 1)/(e^2x + 1)): evaluation rate and a whole
 search, so that a new function is known not to slow a claim down.
+
+``--contexts`` times one evaluation of a pack claim in the object contexts (exact rationals,
+``mpmath`` at 50 digits, balls at 200 bits) on the same sampled points, CPU milliseconds per
+call.  With ``--against TREE`` a worker importing that tree's ``verifier`` and one importing
+this tree's take the rounds in turn, so the machine's load hits both alike.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import subprocess
 import statistics
 import sys
 import time
@@ -131,6 +139,96 @@ def compare_tanh(dims, batch, seconds, budget):
     return ratio
 
 
+#: pack checks evaluated by ``--contexts``: elementwise, matrix, softmax, norm and exp claims
+CONTEXT_CHECKS = (("4.1", "main", "as-printed"), ("5.1", "main", "as-printed"), ("B.4", "main", "midrange"),
+                  ("C.1", "1", "attention"), ("D.7", "main", "as-printed"), ("eq9", "main", "as-printed"))
+
+
+def context_points(points: int) -> list:
+    """``points`` exact points per check of :data:`CONTEXT_CHECKS`, drawn by this tree's sampler.
+
+    Every tree is timed on these same points (as ``[numerator, denominator]`` pairs), since
+    another tree's sampler would draw others.
+    """
+    from flint import fmpq
+
+    from verifier.sampling import exactify
+
+    out = []
+    for claim, part, reading in CONTEXT_CHECKS:
+        check = REGISTRY.get(claim).checks(part=part, reading=reading)[0]
+        dims = {d.name: min(d.hi, 4) for d in check.dims}
+        data = Sampler(check).sample(dims, np.random.default_rng(0), 4 * points)
+        drawn = []
+        for i in range(4 * points):
+            try:
+                exact = exactify(check, data, i, dims)
+            except ValueError:
+                continue
+            to_pair = np.frompyfunc(lambda q: [int(fmpq(q).p), int(fmpq(q).q)], 1, 1)
+            drawn.append({k: [list(np.shape(v)), to_pair(np.asarray(v, dtype=object)).reshape(-1).tolist()] for k, v in exact.items()})
+            if len(drawn) == points:
+                break
+        out.append([claim, part, reading, dims, drawn])
+    return out
+
+
+def context_times(tree: str, tasks: list) -> dict[str, float]:
+    """CPU ms per ``check.evaluate`` in each object context, with the engine of ``tree``.
+
+    Imports only what every tree since 95e3fcd has, so an older tree can be timed too.
+    """
+    sys.path.insert(0, tree)
+    for name in [m for m in sys.modules if m == "verifier" or m.startswith(("verifier.", "lemmas"))]:
+        del sys.modules[name]
+    from flint import fmpq
+
+    from lemmas import REGISTRY
+    from verifier.contexts import BallContext, ExactContext, MPContext
+
+    contexts = {"exact": ExactContext(), "mpmath": MPContext(50), "ball": BallContext(200)}
+    spent = {name: [0.0, 0] for name in contexts}
+    for claim, part, reading, dims, drawn in tasks:
+        check = REGISTRY.get(claim).checks(part=part, reading=reading)[0]
+        for point in drawn:
+            exact = {}
+            for k, (shape, pairs) in point.items():
+                arr = np.empty(len(pairs), dtype=object)
+                arr[:] = [fmpq(p, q) for p, q in pairs]
+                exact[k] = arr.reshape(shape)
+            for name, ctx in contexts.items():
+                start = time.process_time()
+                try:
+                    with ctx.precision():  # as the engine of 95e3fcd converted; later trees scope it anyway
+                        values = ctx.convert(exact)
+                    check.evaluate(ctx, values, dims)
+                except (ArithmeticError, ValueError):
+                    pass  # leaving the rationals (exact) or the domain costs its time too
+                spent[name][0] += time.process_time() - start
+                spent[name][1] += 1
+    return {name: 1e3 * t / max(k, 1) for name, (t, k) in spent.items()}
+
+
+def compare_contexts(against: str | None, rounds: int, points: int) -> None:
+    trees = {"this": str(Path(__file__).resolve().parent.parent)}
+    if against:
+        trees = {"before": str(Path(against).resolve()), **trees}
+    tasks = json.dumps(context_points(points))
+    rows: dict[str, list[dict[str, float]]] = {label: [] for label in trees}
+    for r in range(rounds):
+        for label, tree in trees.items():
+            out = subprocess.run([sys.executable, __file__, "--context-worker", tree], input=tasks,
+                                 check=True, capture_output=True, text=True).stdout
+            rows[label].append(json.loads(out))
+            print(f"round {r}, {label}: " + ", ".join(f"{k} {v:.2f} ms" for k, v in rows[label][-1].items())
+                  + f"; load {os.getloadavg()[0]:.1f}", flush=True)
+    medians = {label: {k: statistics.median(x[k] for x in runs) for k in runs[0]} for label, runs in rows.items()}
+    for label, m in medians.items():
+        print(f"{label:6s} median ms per evaluation: " + ", ".join(f"{k} {v:.2f}" for k, v in m.items()))
+    if against:
+        print("ratio this/before: " + ", ".join(f"{k} {medians['this'][k] / medians['before'][k]:.2f}" for k in medians["this"]))
+
+
 def _nested(v):
     if isinstance(v, list):
         return [_nested(x) for x in v]
@@ -148,7 +246,19 @@ def main(argv=None):
     p.add_argument("--default-malloc", action="store_true", help="measure without the engine's allocator tuning")
     p.add_argument("--tanh", action="store_true", help="compare a claim written with ctx.tanh against the same claim with ctx.exp")
     p.add_argument("--budget", type=int, default=SearchConfig.budget, help="search budget for --tanh")
+    p.add_argument("--contexts", action="store_true", help="time evaluations in the object contexts")
+    p.add_argument("--against", help="with --contexts: a tree to time side by side (git archive COMMIT | tar -x -C DIR)")
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--points", type=int, default=20, help="with --contexts: points per check")
+    p.add_argument("--context-worker", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    if args.context_worker:
+        print(json.dumps(context_times(args.context_worker, json.loads(sys.stdin.read()))))
+        return
+    if args.contexts:
+        print(f"# object-context evaluations, {args.points} points x {len(CONTEXT_CHECKS)} checks; load {os.getloadavg()}")
+        compare_contexts(args.against, args.rounds, args.points)
+        return
     if args.tanh:
         if not args.default_malloc:
             tune_allocator()

@@ -22,6 +22,7 @@ Precision is always scoped (``with ctx.precision(...)``), never set globally.
 from __future__ import annotations
 
 import contextlib
+import math
 from decimal import Decimal
 from fractions import Fraction
 from dataclasses import dataclass
@@ -412,24 +413,61 @@ class Numbers(np.ndarray):
         # pickled (to a worker process) as a plain object array; Values wraps it again
         return self.view(np.ndarray).__reduce__()
 
-    def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         ctx = self.context
         if ctx is None:  # a view numpy made without finalising: plain object arithmetic
             plain = [x.view(np.ndarray) if isinstance(x, Numbers) else x for x in inputs]
-            return getattr(ufunc, method)(*plain, **({"out": out} if out is not None else {}), **kwargs)
-        if ufunc is np.power and method == "__call__" and isinstance(inputs[1], (int, np.integer, Fraction)) and out is None:
-            return ctx.power(inputs[0], inputs[1])  # ``x ** 2`` keeps its int exponent; ``x ** Fraction(1, 2)`` is a root
-        # this runs for every operation at high precision: operands of this class are
-        # viewed in place, and a plain object array result is wrapped without a call
-        args = [x.view(np.ndarray) if type(x) is Numbers else ctx.lift(x) for x in inputs]
-        if out is not None:
-            kwargs["out"] = tuple(o.view(np.ndarray) if isinstance(o, Numbers) else o for o in out)
-        result = ufunc(*args, **kwargs) if method == "__call__" else getattr(ufunc, method)(*args, **kwargs)
+            return getattr(ufunc, method)(*plain, **kwargs)
+        if method == "__call__" and not kwargs:
+            # this runs for every operation at high precision: operands of this class are
+            # viewed in place, the context's own numbers and cached constants pass as they are
+            if len(inputs) == 2:
+                a, b = inputs
+                if ufunc is np.power and isinstance(b, (int, np.integer, Fraction)):
+                    return ctx.power(a, b)  # ``x ** 2`` keeps its int exponent; ``x ** Fraction(1, 2)`` is a root
+                result = ufunc(a.view(np.ndarray) if isinstance(a, Numbers) else ctx.lift(a),
+                               b.view(np.ndarray) if isinstance(b, Numbers) else ctx.lift(b))
+            else:
+                result = ufunc(*[x.view(np.ndarray) if isinstance(x, Numbers) else ctx.lift(x) for x in inputs])
+        else:
+            args = [x.view(np.ndarray) if isinstance(x, Numbers) else ctx.lift(x) for x in inputs]
+            if kwargs.get("out") is not None:
+                kwargs["out"] = tuple(o.view(np.ndarray) if isinstance(o, Numbers) else o for o in kwargs["out"])
+            result = getattr(ufunc, method)(*args, **kwargs)
         if type(result) is np.ndarray and result.dtype == object:
-            result = result.view(Numbers)
-            result.context = ctx
-            return result
+            return result.view(type(self) if type(self) is not Numbers else ctx._numbers)
         return ctx.wrap(result)
+
+
+def _numbers_class(ctx) -> type:
+    """The array class of one context: :class:`Numbers` with the context as a class attribute.
+
+    A class attribute is not copied into every view numpy makes (a slice, a transpose, a
+    ufunc's result), so these views cost no Python call.
+    """
+    return type(f"{type(ctx).__name__}Numbers", (Numbers,),
+                {"context": ctx, "__array_finalize__": np.ndarray.__array_finalize__, "__module__": __name__})
+
+
+#: one array class per standard context and precision: their lifting depends on the
+#: ambient, scoped precision alone, so contexts of one class and precision share it
+_NUMBERS_CLASSES: dict = {}
+
+
+#: lifted ints and Fractions kept per (context class, precision), so that ``x * 2`` or
+#: ``1 - x`` converts its constant once and not at every evaluation; the numbers are immutable
+_LIFTED: dict = {}
+_LIFTED_MAX = 4096
+
+
+def _constant_key(value) -> tuple:
+    # a Fraction's own hash costs a modular inverse in Python; its two ints hash at C speed
+    if type(value) is Fraction:
+        return (Fraction, value.numerator, value.denominator)
+    return (type(value), value)
+
+
+_ORDER_UFUNCS = {"_max2": np.maximum, "_min2": np.minimum}
 
 
 class _ObjectContext(Context):
@@ -439,19 +477,31 @@ class _ObjectContext(Context):
     native: tuple[type, ...] = ()
 
     # -- operands ------------------------------------------------------------------------
+    def _make_numbers(self) -> type:
+        key = self._numbers_key()
+        if key is None:
+            return _numbers_class(self)
+        return _NUMBERS_CLASSES.get(key) or _NUMBERS_CLASSES.setdefault(key, _numbers_class(self))
+
+    def _numbers_key(self):
+        """What this context's lifting depends on, when contexts may share an array class (None: never)."""
+        return None
+
     def wrap(self, result):
+        if isinstance(result, np.ndarray) and result.dtype == object:
+            return result.view(self._numbers)
         if isinstance(result, tuple):
             return tuple(self.wrap(r) for r in result)
-        if isinstance(result, np.ndarray) and result.dtype == object:
-            out = result.view(Numbers)
-            out.context = self
-            return out
         return result
 
     def lift(self, x):
         """An operand as an array (or number) of this context's numbers."""
         if isinstance(x, Numbers):
             return x.view(np.ndarray)
+        if type(x) is int or type(x) is Fraction:
+            return self._lift_constant(x)
+        if isinstance(x, self.native):
+            return x
         if isinstance(x, np.ndarray):
             if x.dtype != object:
                 x = x.astype(object)
@@ -470,13 +520,65 @@ class _ObjectContext(Context):
             )
         return self._convert(v)
 
-    def _apply(self, fn, *args):
+    #: the precision lifted constants depend on (None: no cache, each lift converts anew)
+    def _lift_precision(self):
+        return None
+
+    def _lift_constant(self, v):
+        prec = self._lift_precision()
+        if prec is None:
+            return self._lift_one(v)
+        key = (type(self), prec) + _constant_key(v)
+        out = _LIFTED.get(key)
+        if out is None:
+            if len(_LIFTED) >= _LIFTED_MAX:
+                _LIFTED.clear()
+            out = _LIFTED[key] = self._lift_one(v)
+        return out
+
+    def _apply(self, fn, *args, reuse=True):
         arrays = [self.lift(a) for a in args]
-        return self.wrap(np.asarray(np.frompyfunc(fn, len(arrays), 1)(*arrays), dtype=object))
+        if isinstance(fn, np.ufunc):
+            out = fn(*arrays)
+        else:
+            out = self._ufunc(fn, len(arrays))(*arrays) if reuse else np.frompyfunc(fn, len(arrays), 1)(*arrays)
+        return self.wrap(out if type(out) is np.ndarray else np.asarray(out, dtype=object))
+
+    def _ufunc(self, fn, nin):
+        """``np.frompyfunc(fn, nin, 1)``, made once per function and context (``fn``: it or its name)."""
+        try:
+            cache = self.__dict__["_ufuncs"]
+        except KeyError:
+            cache = self.__dict__["_ufuncs"] = {}
+        try:
+            return cache[fn, nin]
+        except KeyError:
+            pass
+        if fn in _ORDER_UFUNCS and getattr(type(self), fn) is getattr(_ObjectContext, fn):
+            # numpy's maximum on objects is ``a if a >= b else b`` (minimum: ``<=``) in C: the
+            # same number, ties and nans included, without a Python call per pair
+            out = _ORDER_UFUNCS[fn]
+        else:
+            out = np.frompyfunc(getattr(self, fn) if isinstance(fn, str) else fn, nin, 1)
+        cache[fn, nin] = out
+        return out
 
     def const(self, value):
         """A 0-d array, so that ``ctx.const("1/2") + Fraction(1, 3)`` lifts like any operand."""
-        return self.wrap(np.asarray(super().const(value), dtype=object))
+        prec = self._const_precision()
+        if prec is None or type(value) not in (int, str, Fraction):
+            return self.wrap(np.asarray(super().const(value), dtype=object))
+        key = (type(self), "const", prec) + _constant_key(value)
+        number = _LIFTED.get(key)
+        if number is None:
+            if len(_LIFTED) >= _LIFTED_MAX:
+                _LIFTED.clear()
+            number = _LIFTED[key] = super().const(value)
+        return self.wrap(np.asarray(number, dtype=object))  # a new array each time: claim code may change it in place
+
+    #: the precision ``const`` works at, when its results may be kept (None: never kept)
+    def _const_precision(self):
+        return None
 
     def _elementwise(self, fn, x):
         return self._apply(fn, x)
@@ -484,8 +586,8 @@ class _ObjectContext(Context):
     # -- the API -------------------------------------------------------------------------
     def asarray(self, value):
         arr = np.asarray(value, dtype=object)
-        out = np.frompyfunc(self._convert, 1, 1)(arr) if arr.ndim else np.asarray(self._convert(arr[()]), dtype=object)
-        return self.wrap(np.asarray(out, dtype=object))
+        out = self._ufunc("_convert", 1)(arr) if arr.ndim else np.asarray(self._convert(arr[()]), dtype=object)
+        return self.wrap(out)
 
     def _convert(self, v):
         return self.scalar(to_fraction(v))
@@ -497,28 +599,28 @@ class _ObjectContext(Context):
         return a if a <= b else b
 
     def _reduce(self, fn, x, axis, keepdims):
-        axes = (axis,) if isinstance(axis, int) else tuple(axis)
-        axes = sorted((a % np.ndim(x) for a in axes), reverse=True)
-        ufunc = np.frompyfunc(fn, 2, 1)
         out = self.lift(x)
+        ndim = out.ndim if type(out) is np.ndarray else np.ndim(out)
+        axes = (axis % ndim,) if isinstance(axis, int) else sorted((a % ndim for a in axis), reverse=True)
+        ufunc = self._ufunc(fn, 2)
         for a in axes:
             out = ufunc.reduce(out, axis=a, keepdims=keepdims)
         return self.wrap(out)
 
     def abs(self, x):
-        return self._apply(abs, x)
+        return self._apply(np.absolute, x)  # numpy's absolute on objects is ``abs``, without a Python call
 
     def maximum(self, x, y):
-        return self._apply(self._max2, x, y)
+        return self._apply("_max2", x, y)
 
     def minimum(self, x, y):
-        return self._apply(self._min2, x, y)
+        return self._apply("_min2", x, y)
 
     def max(self, x, axis, keepdims=False):
-        return self._reduce(self._max2, x, axis, keepdims)
+        return self._reduce("_max2", x, axis, keepdims)
 
     def min(self, x, axis, keepdims=False):
-        return self._reduce(self._min2, x, axis, keepdims)
+        return self._reduce("_min2", x, axis, keepdims)
 
     def sum(self, x, axis, keepdims=False):
         return self.wrap(np.sum(self.lift(x), axis=axis, keepdims=keepdims))
@@ -526,9 +628,9 @@ class _ObjectContext(Context):
     def power(self, x, p):
         k = _integral(p)
         if k is not None:
-            return self._apply(lambda a: self._power_int(a, k), x)
+            return self._apply(lambda a: self._power_int(a, k), x, reuse=False)
         q = exact_decimal(p)
-        return self._apply(lambda a: self._power_real(a, q), x)
+        return self._apply(lambda a: self._power_real(a, q), x, reuse=False)
 
     def _power_int(self, a, k):
         if k < 0 and a == 0:
@@ -542,6 +644,9 @@ class _ObjectContext(Context):
         raise self.unavailable_error(f"power with a non-integer exponent is not available in the {self.name} context")
 
     def __getattr__(self, name):
+        if name == "_numbers":  # made on first use, then an instance attribute (no call per operation)
+            cls = self.__dict__["_numbers"] = self._make_numbers()
+            return cls
         # a context that lacks a function's scalar form says so when the function is used
         if name.startswith("_") and name[1:] in _FUNCTION_NAMES:
             def unavailable(*_):
@@ -552,40 +657,40 @@ class _ObjectContext(Context):
 
     # the remaining functions of FUNCTIONS, each the scalar method ``_NAME``
     def exp(self, x):
-        return self._apply(self._exp, x)
+        return self._apply("_exp", x)
 
     def log(self, x):
-        return self._apply(self._log, x)
+        return self._apply("_log", x)
 
     def sqrt(self, x):
-        return self._apply(self._sqrt, x)
+        return self._apply("_sqrt", x)
 
     def tanh(self, x):
-        return self._apply(self._tanh, x)
+        return self._apply("_tanh", x)
 
     def sigmoid(self, x):
-        return self._apply(self._sigmoid, x)
+        return self._apply("_sigmoid", x)
 
     def softplus(self, x):
-        return self._apply(self._softplus, x)
+        return self._apply("_softplus", x)
 
     def erf(self, x):
-        return self._apply(self._erf, x)
+        return self._apply("_erf", x)
 
     def sin(self, x):
-        return self._apply(self._sin, x)
+        return self._apply("_sin", x)
 
     def cos(self, x):
-        return self._apply(self._cos, x)
+        return self._apply("_cos", x)
 
     def log1p(self, x):
-        return self._apply(self._log1p, x)
+        return self._apply("_log1p", x)
 
     def expm1(self, x):
-        return self._apply(self._expm1, x)
+        return self._apply("_expm1", x)
 
     def lambertw(self, x):
-        return self._apply(self._lambertw, x)
+        return self._apply("_lambertw", x)
 
 
 def _ratio_text(v) -> str:
@@ -621,7 +726,21 @@ class MPContext(_ObjectContext):
             return v
         if type(v) is int:  # ``x * 2``: the same rounding as through a Fraction, without one
             return mpmath.mpf(v)
+        if type(v) is fmpq:  # a candidate's entries: fmpq is in lowest terms, as a Fraction would be
+            return mpmath.mpf(int(v.p)) / int(v.q)
+        if type(v) is float and math.isfinite(v):
+            p, q = v.as_integer_ratio()
+            return mpmath.mpf(p) / q
         return self.scalar(to_fraction(v))
+
+    def _lift_precision(self):
+        return mpmath.mp.prec if type(self) is MPContext else None
+
+    def _const_precision(self):
+        return self.dps if type(self) is MPContext else None
+
+    def _numbers_key(self):
+        return (MPContext, self.dps) if type(self) is MPContext else None
 
     _exp = staticmethod(mpmath.exp)
     _tanh = staticmethod(mpmath.tanh)
@@ -679,7 +798,17 @@ class ExactContext(_ObjectContext):
             return v
         if type(v) is int:
             return fmpq(v)
+        if type(v) is float and math.isfinite(v):  # a sampled point: its ratio is in lowest terms, as a Fraction's
+            return fmpq(*v.as_integer_ratio())
         return self.scalar(to_fraction(v))
+
+    def _lift_precision(self):
+        return 0 if type(self) is ExactContext else None  # rationals do not depend on a precision
+
+    _const_precision = _lift_precision
+
+    def _numbers_key(self):
+        return (ExactContext,) if type(self) is ExactContext else None
 
     @staticmethod
     def _at_zero(name, value_at_zero):
@@ -798,19 +927,28 @@ class BallContext(_ObjectContext):
             return arb(v)
         if type(v) is int and v.bit_length() <= 53:  # exact at any precision, as through an fmpq
             return arb(v)
+        if type(v) is float and math.isfinite(v):
+            return arb(fmpq(*v.as_integer_ratio()))
         return self.scalar(to_fraction(v))
+
+    def _lift_precision(self):
+        return flint_ctx.prec if type(self) is BallContext else None
+
+    def _const_precision(self):
+        return self.prec if type(self) is BallContext else None
+
+    def _numbers_key(self):
+        return (BallContext, self.prec) if type(self) is BallContext else None
 
     @staticmethod
     def _max2(a, b):
-        lo = a.lower() if a.lower() >= b.lower() else b.lower()
-        hi = a.upper() if a.upper() >= b.upper() else b.upper()
-        return lo.union(hi)
+        al, bl, au, bu = a.lower(), b.lower(), a.upper(), b.upper()  # each endpoint taken once
+        return (al if al >= bl else bl).union(au if au >= bu else bu)
 
     @staticmethod
     def _min2(a, b):
-        lo = a.lower() if a.lower() <= b.lower() else b.lower()
-        hi = a.upper() if a.upper() <= b.upper() else b.upper()
-        return lo.union(hi)
+        al, bl, au, bu = a.lower(), b.lower(), a.upper(), b.upper()
+        return (al if al <= bl else bl).union(au if au <= bu else bu)
 
     _exp = staticmethod(arb.exp)
     _tanh = staticmethod(arb.tanh)
