@@ -27,6 +27,8 @@ MAX_SECONDS = 7 * 24 * 3600.0
 MAX_SEED = 2**64 - 1
 #: ``tighten --rounds``
 MAX_ROUNDS = 1_000
+#: branch-and-bound boxes per proof of a survivor (--prove-boxes)
+MAX_PROVE_BOXES = 10**9
 #: one dimension of a stored counterexample (``dims.n``)
 MAX_DIM = 100
 #: entries of all the variables of a stored counterexample together

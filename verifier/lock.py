@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ._version import __version__
-from .limits import MAX_BUDGET, MAX_DPS, MAX_SECONDS, MAX_SEED, MIN_DPS, LimitError, check_int, check_seconds
+from .limits import MAX_BUDGET, MAX_DPS, MAX_PROVE_BOXES, MAX_SECONDS, MAX_SEED, MIN_DPS, LimitError, check_int, check_seconds
 from .results import ProofAttempt, ProofStatus, Verdict
 from .store import CounterexampleFileError, read_bounded, read_json_object, write_atomic
 
@@ -59,6 +59,7 @@ class LockedSearch:
     dps: int
     prove_time: float = 0.0  # seconds per proof of a survivor (0: no proofs; every version-2 lock)
     prove_total: float = 0.0  # seconds for all proofs together
+    prove_boxes: int | None = None  # branch-and-bound boxes per proof (None: time only, as locks written before it)
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,7 @@ def to_document(lock: Lock) -> dict:
         "tool_version": lock.tool_version,
         "note": "Written by `verify lock`; `verify check` replays the counterexamples and reruns the search below, then compares.",
         "search": {"seed": lock.search.seed, "budget": lock.search.budget, "time_limit": lock.search.time_limit, "dps": lock.search.dps,
-                   "prove_time": lock.search.prove_time, "prove_total": lock.search.prove_total},
+                   "prove_time": lock.search.prove_time, "prove_total": lock.search.prove_total, "prove_boxes": lock.search.prove_boxes},
         "checks": entries,
     }
 
@@ -176,7 +177,8 @@ def relative_to_lock(lock_path: str | os.PathLike, file: str | os.PathLike) -> s
 
 def describe(search: LockedSearch) -> str:
     return (f"--seed {search.seed} --budget {search.budget} --time {search.time_limit:g} --dps {search.dps} "
-            f"--prove-time {search.prove_time:g} --prove-total {search.prove_total:g}")
+            f"--prove-time {search.prove_time:g} --prove-total {search.prove_total:g}"
+            + (f" --prove-boxes {search.prove_boxes}" if search.prove_boxes is not None else ""))
 
 
 def restricted(lock: Lock, claim_ids: set[str]) -> Lock:
@@ -241,6 +243,11 @@ def _search(path, s, with_proofs: bool) -> LockedSearch:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0 <= value <= MAX_SECONDS):
             raise LockFileError(path, f"search.{key}", f"must be a number of seconds from 0 to {MAX_SECONDS:g}, got {value!r}")
         proofs[key] = float(value)
+    boxes = s.get("prove_boxes") if with_proofs else None
+    if boxes is not None:
+        if isinstance(boxes, bool) or not isinstance(boxes, int) or not (1 <= boxes <= MAX_PROVE_BOXES):
+            raise LockFileError(path, "search.prove_boxes", f"must be a whole number of boxes from 1 to {MAX_PROVE_BOXES:,}, or null, got {boxes!r}")
+        proofs["prove_boxes"] = boxes
     return LockedSearch(time_limit=limit, **values, **proofs)
 
 

@@ -30,17 +30,26 @@ MIN_ATTEMPT_SECONDS = 0.5
 
 @dataclass(frozen=True)
 class ProofBudget:
-    """Seconds per attempt and for all attempts together; ``per_check = 0`` attempts none."""
+    """Work per attempt, and seconds per attempt and for all attempts together; ``per_check = 0`` attempts none.
 
-    per_check: float = 10.0
-    total: float = 80.0
+    ``boxes`` is the budget that decides (branch-and-bound boxes per attempt, counted between
+    fixed rounds): an attempt it stops has decided the same volume on any machine, so a lock
+    written twice is the same.  The seconds are safety caps, generous by default; an attempt
+    they stop says so, and its share of volume depends on the machine.
+    """
+
+    per_check: float = 60.0
+    total: float = 150.0
     dps: int = 50
+    boxes: int | None = 2500
 
     def __post_init__(self):
         for name in ("per_check", "total"):
             value = getattr(self, name)
             if not (value >= 0 and math.isfinite(value)):
                 raise ValueError(f"proof time {name} must be a finite number of seconds >= 0, got {value!r}")
+        if self.boxes is not None and (isinstance(self.boxes, bool) or not isinstance(self.boxes, int) or self.boxes < 1):
+            raise ValueError(f"proof box budget must be a whole number >= 1, got {self.boxes!r}")
 
     @property
     def enabled(self) -> bool:
@@ -76,7 +85,7 @@ def attempt(check: Check, budget: ProofBudget, deadline: float | None = None, sh
         return ProofAttempt(ProofStatus.NOT_ATTEMPTED, where, spec, message="the total proof time was spent before this check"), None
     start = time.monotonic()
     try:
-        proof = prove(check, domain, "auto", left, budget.dps)
+        proof = prove(check, domain, "auto", left, budget.dps, max_boxes=budget.boxes)
     except (MethodError, BoundedDomainError) as exc:
         return ProofAttempt(ProofStatus.ERROR, where, spec, seconds=time.monotonic() - start, time_limit=left, message=str(exc)), None
     r, d = proof.result, proof.details
@@ -88,6 +97,19 @@ def attempt(check: Check, budget: ProofBudget, deadline: float | None = None, sh
     if r.verdict is Verdict.ERROR:
         return ProofAttempt(ProofStatus.ERROR, message=r.message, **common), None
     return ProofAttempt(ProofStatus.INCONCLUSIVE, volume_percent=volume_percent(d.volume_proved), message=r.message, **common), None
+
+
+def as_locked(check: Check, status: str, method: str, volume_percent: float | None) -> ProofAttempt:
+    """A proof not tried again, as the lock records it, on the domain the check's claim states now.
+
+    ``verify check`` does not rerun a proof locked as not going through (it cannot drift, only
+    gain); the domain is still computed afresh, so one that moved is seen."""
+    try:
+        domain = domain_of(check)
+    except DomainError as exc:
+        return ProofAttempt(ProofStatus.ERROR, "", message=f"proof domain: {exc}")
+    return ProofAttempt(ProofStatus(status), domain.describe(check), domain.to_dict(), method=method, volume_percent=volume_percent,
+                        message="as locked: a proof that did not go through is not tried again by verify check")
 
 
 def domain_of(check: Check):
@@ -152,5 +174,5 @@ def prove_survivors(checks: Iterable[Check], run: RunResult, budget: ProofBudget
     return RunResult(tuple(results))
 
 
-__all__ = ["MIN_ATTEMPT_SECONDS", "NO_PROOFS", "ProofBudget", "attempt", "domain_of", "prove_all", "prove_survivors", "volume_percent",
+__all__ = ["MIN_ATTEMPT_SECONDS", "NO_PROOFS", "ProofBudget", "attempt", "as_locked", "domain_of", "prove_all", "prove_survivors", "volume_percent",
            "wants_proof", "with_proof"]

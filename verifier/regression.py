@@ -28,7 +28,7 @@ from .search import error_result as search_error_result
 from .executor import die_with_parent
 from .limits import available_cores
 from .lock import Lock, LockEntry, LockedSearch, file_sha256, locked_proof, relative_to_lock
-from .proof_audit import ProofBudget, prove_all, wants_proof, with_proof
+from .proof_audit import ProofBudget, as_locked, prove_all, wants_proof, with_proof
 from .results import CheckResult, ProofStatus, Verdict
 from .store import CounterexampleFileError, CounterexampleStore, Replay, read_document, replay
 
@@ -94,7 +94,7 @@ def search_config(search: LockedSearch) -> SearchConfig:
 
 
 def proof_budget(search: LockedSearch) -> ProofBudget:
-    return ProofBudget(per_check=search.prove_time, total=search.prove_total, dps=search.dps)
+    return ProofBudget(per_check=search.prove_time, total=search.prove_total, dps=search.dps, boxes=search.prove_boxes)
 
 
 def prove_searched(checks: list[Check], searched: dict, budget: ProofBudget, jobs: int) -> None:
@@ -180,15 +180,19 @@ REPROVE_SLACK = 3.0
 
 
 def reprove_locked(checks: list[Check], locked: dict, searched: dict, search: LockedSearch, jobs: int) -> None:
-    """Prove again every searched check the lock holds a proof for: the proofs that went through
-    first (with slack, and before the total cap can run out), then the inconclusive ones."""
+    """Prove again every searched check whose locked proof went through (with slack on the time).
+
+    A proof locked as not going through is not run again -- it cannot drift, only gain, and
+    it would spend CI's time on the budget it already ran out of -- it is reported as locked,
+    on the domain its claim states now, so a domain that moved is still drift."""
     budget = proof_budget(search)
     held = [ch for ch in checks if locked[ch.key].proof is not None]
     went_through = [ch for ch in held if locked[ch.key].proof.status == ProofStatus.PROVED.value]
-    start = time.monotonic()
     prove_searched(went_through, searched, dataclasses.replace(budget, per_check=budget.per_check * REPROVE_SLACK), jobs)
-    rest = dataclasses.replace(budget, total=max(0.0, budget.total - (time.monotonic() - start)))
-    prove_searched([ch for ch in held if ch not in went_through], searched, rest, jobs)
+    for check in held:
+        if check not in went_through and wants_proof(searched[check.key]):
+            p = locked[check.key].proof
+            searched[check.key] = with_proof(searched[check.key], as_locked(check, p.status, p.method, p.volume_percent), None)
 
 
 def compare_proof(entry: LockEntry, result: CheckResult, detail: str = "") -> tuple[str, str]:

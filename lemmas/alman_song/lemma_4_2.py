@@ -43,7 +43,9 @@ claim = Claim(
         "eps > 0 is taken as a hypothesis. Parts (1), (2) are checked for every index i."
     ),
     dims=[Dim("n", 1, 6)],
-    prove_on=ProofDomain(dims={"n": 1}, box=(-1, 1)),  # parts (1), (2) hold entrywise, so n = 1 is each entry's statement
+    # parts (1), (2) hold entrywise, so n = 1 is each entry's statement; eps >= 1/100 keeps the
+    # proof off the corner eps = 0, where the equality faces b = a - eps and b = a + eps meet
+    prove_on=ProofDomain(dims={"n": 1}, box=(-5, 5), boxes={"eps": ("0.01", 2)}),
     variables=[Vector("a", "n"), Scalar("eps", lo=0), Vector("b", "n", radius="eps")],
     hypotheses=[Hypothesis("eps > 0", lambda ctx, v: v.eps, strict=True)],
     parts=[

@@ -27,7 +27,7 @@ claim = Claim(
     latex=r"\|b\|_\infty \le \epsilon \implies \|\mathrm{softm}(a+b)-\mathrm{softm}(a)\|_\infty \le 2(e^\epsilon-1)",
     notes="softm is the softmax of Definition 3.1; ||.||_inf is the max norm.",
     dims=[Dim("n", 1, 8)],
-    prove_on=ProofDomain(dims={"n": 2}, box=(-1, 1), boxes={"eps": ("0.01", 1)}),  # off the face eps = 0, where both sides vanish
+    prove_on=ProofDomain(dims={"n": 3}, box=(-5, 5), boxes={"eps": ("0.01", 2)}),  # off the face eps = 0, where both sides vanish
     variables=[Vector("a", "n"), Scalar("eps", lo=0), Vector("b", "n", radius="eps")],
     parts=[
         Part(

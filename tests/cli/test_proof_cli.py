@@ -83,7 +83,7 @@ def test_lock_records_the_proof_and_check_matches_it(paper):
     r = lock(paper)
     assert r.exit_code == 0, r.stderr
     doc = json.loads((paper.parent / "claims.lock").read_text())
-    assert doc["schema_version"] == 3 and doc["search"]["prove_time"] == 5
+    assert doc["schema_version"] == 3 and doc["search"]["prove_time"] == 5 and doc["search"]["prove_boxes"] == 2500
     entries = {e["claim"]: e for e in doc["checks"]}
     assert entries["tri"]["proof"]["status"] == "proved" and entries["tri"]["proof"]["on"].startswith("x \u2208 [-3, 5]")
     assert entries["tan"]["proof"]["status"] == "proved" and entries["tan"]["proof"]["method"] == "branch-and-bound"
@@ -102,12 +102,18 @@ def test_a_proof_that_no_longer_goes_through_is_drift(paper):
     assert not [line for line in r.stderr.splitlines() if line.startswith("drift: tri")]
 
 
-def test_a_proof_that_now_goes_through_is_a_note_not_drift(paper):
+def test_a_proof_locked_as_inconclusive_is_not_tried_again_but_its_domain_is_checked(paper):
     write_pack(paper, rhs=TOUCHING)
     assert lock(paper).exit_code == 0
-    r = verify("check", "--pack", edited(paper, rhs=PROVABLE), "--jobs", 1)
+    r = verify("check", "--pack", edited(paper, rhs=PROVABLE), "--jobs", 1, "--json")
     assert r.exit_code == 0, r.stderr
-    assert "the proof now goes through" in r.stderr
+    rows = {row["claim"]: row for row in json.loads(r.stdout)}
+    proof = rows["tan"]["search"]["proof"]
+    assert rows["tan"]["status"] == "match" and proof["status"] == "inconclusive" and proof["message"].startswith("as locked")
+    moved = paper.with_name("gen_claims_moved.py")
+    moved.write_text(paper.read_text().replace("ProofDomain(box=(-1, 2))", "ProofDomain(box=(-1, 3))"))
+    r = verify("check", "--pack", moved, "--jobs", 1)
+    assert r.exit_code == 1 and "drift: tan part main [as-printed]: proof domain changed" in r.stderr
 
 
 def test_a_moved_proof_domain_is_drift(paper):
@@ -133,12 +139,14 @@ def test_a_version_2_lock_still_loads_and_checks_without_proofs(paper):
     (lambda e: e["proof"].update(status="sort of"), "checks[0].proof.status"),
     (lambda e: e["proof"].update(volume_percent=140), "checks[0].proof.volume_percent"),
     (lambda e: e.update(proof=[]), "checks[0].proof"),
+    (lambda doc: doc["search"].update(prove_boxes=0), "search.prove_boxes"),
+    (lambda doc: doc["search"].update(prove_boxes="many"), "search.prove_boxes"),
 ])
 def test_a_corrupt_proof_in_the_lock_names_the_field(paper, edit, field):
     assert lock(paper).exit_code == 0
     path = paper.parent / "claims.lock"
     doc = json.loads(path.read_text())
-    edit(doc["checks"][0])
+    edit(doc if field.startswith("search") else doc["checks"][0])
     path.write_text(json.dumps(doc))
     r = verify("check", "--pack", paper)
     assert r.exit_code == 2 and field in r.stderr and "Traceback" not in r.stderr
@@ -159,4 +167,4 @@ def test_reports_say_proved_on_the_domain(paper):
 def test_quick_gives_proofs_the_ci_time(paper, monkeypatch):
     monkeypatch.delenv("VERIFY_PROVE_TIME")
     quick = json.loads(verify("all", "--pack", paper, "--quick", "--json").stdout)
-    assert {item["proof"]["time_limit"] for item in quick} == {2.0}
+    assert {item["proof"]["time_limit"] for item in quick} == {5.0}

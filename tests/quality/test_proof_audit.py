@@ -91,6 +91,28 @@ def test_an_undecided_proof_says_how_much_of_the_volume_it_decided(seed):
     assert 50 <= proof.volume_percent < 100
 
 
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_box_budget_decides_the_same_volume_however_fast_the_machine(seed):
+    """The box budget, not the clock, stops an undecided proof: the same boxes, the same share, every time."""
+    from verifier.proof_audit import domain_of
+    from verifier.prove import prove
+
+    k = random.Random(300 + seed).randint(1, 3)
+    claim = Claim(  # exp(x) + exp(y) >= 2 + x + y touches at the origin: hundreds of boxes before any is left open
+        id=f"tan2d{seed}", title="tangent plane", statement="exp(x) + exp(y) >= 2 + x + y", dims=[], variables=[Scalar("x"), Scalar("y")],
+        parts=[Part("main", lhs=lambda ctx, v: ctx.exp(v.x) + ctx.exp(v.y), rhs=lambda ctx, v: 2 + v.x + v.y, relation=">=")],
+        prove_on=ProofDomain(box=(-k, 2 * k)),
+    )
+    check = claim.checks()[0]
+    boxes = 64 * random.Random(400 + seed).randint(1, 3)
+    runs = [prove(check, domain_of(check), "auto", 60.0, max_boxes=boxes) for _ in range(2)]
+    assert [r.result.stop_reason for r in runs] == ["box budget reached"] * 2
+    assert runs[0].details.boxes_examined == runs[1].details.boxes_examined >= boxes
+    assert runs[0].details.volume_proved == runs[1].details.volume_proved < 1
+    proof, _ = attempt(check, ProofBudget(per_check=60, total=60, boxes=boxes))
+    assert proof.volume_percent == volume_percent(runs[0].details.volume_proved)
+
+
 def test_volume_is_rounded_down_never_up():
     assert volume_percent(0.99999) == 99.9
     assert volume_percent(1.0) == 100.0
@@ -135,6 +157,6 @@ def test_the_total_time_is_shared_so_every_check_gets_an_attempt():
         parts=[Part("main", relation="==", lhs=lambda ctx, v: ctx.exp(v.x + v.y), rhs=lambda ctx, v: ctx.exp(v.x) * ctx.exp(v.y))],
         prove_on=ProofDomain(box=(-1, 3)),
     )
-    out = prove_all([identity.checks()[0]] * 3, ProofBudget(per_check=60, total=4.5))
+    out = prove_all([identity.checks()[0]] * 3, ProofBudget(per_check=60, total=4.5, boxes=None))  # time alone stops them
     assert [p.status for p, _ in out] == [ProofStatus.INCONCLUSIVE] * 3
     assert all(p.time_limit <= 1.6 for p, _ in out)

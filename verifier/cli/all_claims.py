@@ -8,7 +8,7 @@ import sys
 import click
 
 from ..engine import QUICK, SearchConfig, run_checks
-from ..limits import MAX_SECONDS
+from ..limits import MAX_PROVE_BOXES, MAX_SECONDS
 from ..proof_audit import ProofBudget, prove_survivors, wants_proof
 from ..reporters import json_report, text
 from ..reporters.progress import StreamingRows
@@ -44,33 +44,41 @@ def prove_total_option(default: float):
                         help="Seconds for all proofs together; checks not reached say so.")
 
 
+def prove_boxes_option(default: int | None):
+    return click.option("--prove-boxes", "prove_boxes", type=click.IntRange(1, MAX_PROVE_BOXES), default=default, show_default=True,
+                        help="Branch-and-bound boxes per proof: the work budget that decides, the same on every machine "
+                             "(the seconds are safety caps).")
+
+
 def prove_options(fn):
-    """``--prove-time`` and ``--prove-total``, handed to the command as one ``proofs`` budget."""
+    """``--prove-time``, ``--prove-total`` and ``--prove-boxes``, handed to the command as one ``proofs`` budget."""
 
     @prove_time_option(ProofBudget.per_check)
     @prove_total_option(ProofBudget.total)
+    @prove_boxes_option(ProofBudget.boxes)
     @functools.wraps(fn)
-    def wrapper(prove_time, prove_total, **kw):
-        return fn(proofs=ProofBudget(per_check=prove_time, total=prove_total, dps=kw.get("dps", ProofBudget.dps)), **kw)
+    def wrapper(prove_time, prove_total, prove_boxes, **kw):
+        return fn(proofs=ProofBudget(per_check=prove_time, total=prove_total, dps=kw.get("dps", ProofBudget.dps), boxes=prove_boxes), **kw)
 
     return wrapper
 
 
-#: proofs under --quick unless --prove-time / --prove-total are given: the CI budget decides little more
-QUICK_PROOFS = ProofBudget(per_check=2.0, total=20.0)
+#: proofs under --quick unless --prove-time / --prove-total / --prove-boxes are given: the CI budget decides little more
+QUICK_PROOFS = ProofBudget(per_check=5.0, total=20.0, boxes=200)
 
 
 def _quick_proofs(proofs: ProofBudget) -> ProofBudget:
     ctx = click.get_current_context()
-    given = {name for name in ("prove_time", "prove_total") if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT}
+    given = {name for name in ("prove_time", "prove_total", "prove_boxes") if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT}
     return ProofBudget(per_check=proofs.per_check if "prove_time" in given else QUICK_PROOFS.per_check,
-                       total=proofs.total if "prove_total" in given else QUICK_PROOFS.total, dps=proofs.dps)
+                       total=proofs.total if "prove_total" in given else QUICK_PROOFS.total, dps=proofs.dps,
+                       boxes=proofs.boxes if "prove_boxes" in given else QUICK_PROOFS.boxes)
 
 
 @main.command("all")
 @pack_option
 @click.option("--quick", is_flag=True, help=f"A small budget for CI ({QUICK.budget:,} evaluations, {QUICK.time_limit:g} s per check; "
-                                            f"proofs {QUICK_PROOFS.per_check:g} s each, {QUICK_PROOFS.total:g} s in all).")
+                                            f"proofs {QUICK_PROOFS.boxes:,} boxes and at most {QUICK_PROOFS.per_check:g} s each, {QUICK_PROOFS.total:g} s in all).")
 @search_options
 @prove_options
 def all_cmd(quick, seed, budget, time_limit, dps, no_shrink, jobs, save, force, store_dir, as_json, proofs):

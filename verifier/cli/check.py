@@ -18,7 +18,7 @@ from ..results import RunResult, Verdict
 from ..store import CounterexampleStore, write_atomic
 from . import BUDGET, DPS, SECONDS, SEED, UsageFailure, _save_counterexamples, err_console, get_claim, main, pack_option, registry
 from . import jobs_option as shared_jobs_option
-from .all_claims import prove_time_option, prove_total_option
+from .all_claims import prove_boxes_option, prove_time_option, prove_total_option
 from ..proof_audit import ProofBudget
 from .kernel import coq_options, exit_code, kernel_checks
 
@@ -104,9 +104,10 @@ def locked_run(checks, search: LockedSearch, store_dir: Path, lock_path: Path, j
 @click.option("--dps", type=DPS, default=QUICK.dps, show_default=True)
 @prove_time_option(ProofBudget.per_check)
 @prove_total_option(ProofBudget.total)
+@prove_boxes_option(ProofBudget.boxes)
 @jobs_option
 @claim_option
-def lock_cmd(lock_path, store_dir, seed, budget, time_limit, dps, prove_time, prove_total, jobs, claim_ids):
+def lock_cmd(lock_path, store_dir, seed, budget, time_limit, dps, prove_time, prove_total, prove_boxes, jobs, claim_ids):
     """Write the lockfile: the verdict of every claim, part and reading, from a fixed-seed run.
 
     Stored counterexamples that still refute are listed as the evidence; checks without one
@@ -114,7 +115,8 @@ def lock_cmd(lock_path, store_dir, seed, budget, time_limit, dps, prove_time, pr
     is proved on its claim's stated domain, and the lock records where and whether it went through.
     """
     console = err_console()
-    search = LockedSearch(seed=seed, budget=budget, time_limit=time_limit, dps=dps, prove_time=prove_time, prove_total=prove_total)
+    search = LockedSearch(seed=seed, budget=budget, time_limit=time_limit, dps=dps, prove_time=prove_time, prove_total=prove_total,
+                          prove_boxes=prove_boxes)
     old = read_lock(lock_path) if claim_ids and lock_path.exists() else None
     if old is not None and old.search != search:  # refuse before searching, not after
         raise UsageFailure(f"{lock_path} was made with {lockfile.describe(old.search)}; pass the same options, or re-lock every claim")

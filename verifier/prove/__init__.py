@@ -31,12 +31,18 @@ class MethodError(ValueError):
     """The method asked for cannot handle this claim (names why)."""
 
 
-def prove(check: Check, domain: Domain, method: str = "auto", time_limit: float = 60.0, dps: int = 50, executor=None) -> Proof:
+def prove(check: Check, domain: Domain, method: str = "auto", time_limit: float = 60.0, dps: int = 50, executor=None,
+          max_boxes: int | None = None) -> Proof:
     """Prove ``check`` on ``domain``, or refute it with a certified counterexample, or say why not.
 
     ``executor`` (default: in-process) runs batches of branch-and-bound boxes; the proof does
     not depend on it -- the same boxes are decided in the same order with any executor.
+    ``max_boxes`` bounds the branch and bound's work (checked between its fixed rounds): a
+    proof stopped by it has decided the same volume on every machine, unlike one stopped by
+    ``time_limit``.
     """
+    if max_boxes is not None and max_boxes < 1:
+        raise MethodError(f"box budget must be at least 1, got {max_boxes}")
     if method not in METHODS:
         raise MethodError(f"unknown method {method!r}; methods: {', '.join(METHODS)}")
     if time_limit <= 0:
@@ -55,7 +61,7 @@ def prove(check: Check, domain: Domain, method: str = "auto", time_limit: float 
                 f"{check.label} needs branch and bound (it uses exp, log or sqrt), which needs a bounded box for "
                 f"{', '.join(unbounded)}: give --box NAME=LO:HI or --box LO:HI"
             )
-        return BranchAndBound(check, domain, time_limit, dps, executor=executor).run()
+        return BranchAndBound(check, domain, time_limit, dps, executor=executor, max_boxes=max_boxes).run()
     except (MethodError, BoundedDomainError):
         raise
     except Exception as exc:  # the claim raised: report it, never crash

@@ -55,8 +55,10 @@ _runs = itertools.count()
 
 class BranchAndBound:
     def __init__(self, check: Check, domain: Domain, time_limit: float = 60.0, dps: int = 50, prec: int = 64, max_choices: int = 0,
-                 executor=None):
+                 executor=None, max_boxes: int | None = None):
         self.check, self.domain, self.time_limit, self.dps = check, domain, time_limit, dps
+        # a budget of work rather than time: rounds are fixed, so the same boxes are decided on any machine
+        self.max_boxes = max_boxes
         self.executor = executor if executor is not None else SerialExecutor()
         self.prec, self.max_choices = prec, max_choices
         self.problem = BoxProblem(check, domain, prec)
@@ -73,6 +75,9 @@ class BranchAndBound:
         self.closed_faces: list = []
         self.certify_attempts = 0
         self.pending: list = []
+
+    def _budget_spent(self) -> bool:
+        return self.max_boxes is not None and self.examined >= self.max_boxes
 
     # ------------------------------------------------------------------------------------
     def run(self) -> Proof:
@@ -91,7 +96,7 @@ class BranchAndBound:
         ref = self.executor.ref(self.check)
         counter = itertools.count()
         heap = [] if refuted is not None else [(-1.0, next(counter), tuple(root), None) for root in self.problem.roots]
-        while heap and refuted is None and time.monotonic() <= deadline:
+        while heap and refuted is None and time.monotonic() <= deadline and not self._budget_spent():
             batch = [heapq.heappop(heap) for _ in range(min(ROUND_BOXES, len(heap)))]
             tasks = [(key, ref, self.domain, self.prec, self.max_choices, facts,
                       [(box, entries) for _, _, box, entries in batch[k:k + BATCH_BOXES]])
@@ -143,7 +148,7 @@ class BranchAndBound:
                             message=f"proved by branch and bound: {how}", **base),
                 ProofDetails(notes=notes, **details),
             )
-        why = "time limit reached" if remaining else "boxes left open"
+        why = ("box budget reached" if self._budget_spent() else "time limit reached") if remaining else "boxes left open"
         open_note = ""
         if self.open_boxes:
             open_note = f"; {len(self.open_boxes)} box(es) left open at the smallest width (margin not separable from 0 there)"
