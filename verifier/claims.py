@@ -149,12 +149,16 @@ class ProofDomain:
     own interval.  A variable's own bounds still apply (``eps >= 0``
     with box ``(-2, 2)`` is proved on ``[0, 2]``); variables built by a relation
     (``||B - A|| <= eps``) range over everything it allows.  Bounds are exact: ``"0.01"``,
-    ``"1/3"``, ints, or a float by its shortest repr.
+    ``"1/3"``, ints, or a float by its shortest repr.  ``max_boxes`` is the branch-and-bound
+    work this check's proof gets (default: ``--prove-boxes``): boxes cost very different
+    times from one claim to another, and a budget of work, unlike one of time, decides the
+    same volume on every machine.
     """
 
     dims: Mapping[str, int] = field(default_factory=dict)
     box: tuple[Any, Any] | None = DEFAULT_PROOF_BOX
     boxes: Mapping[str, tuple[Any, Any]] = field(default_factory=dict)
+    max_boxes: int | None = None
 
     def __post_init__(self):
         dims = dict(self.dims)
@@ -166,6 +170,8 @@ class ProofDomain:
             object.__setattr__(self, "box", _interval("box", self.box))
         boxes = {name: _interval(f"boxes[{name!r}]", b) for name, b in dict(self.boxes).items()}
         object.__setattr__(self, "boxes", boxes)
+        if self.max_boxes is not None and (isinstance(self.max_boxes, bool) or not isinstance(self.max_boxes, int) or self.max_boxes < 1):
+            raise ClaimDefinitionError(f"ProofDomain: max_boxes = {self.max_boxes!r} must be a positive int (or None: --prove-boxes)")
 
     def sizes(self, dims: tuple["Dim", ...]) -> dict[str, int]:
         """Every dimension of a check: the stated size, else the smallest the check allows."""

@@ -75,7 +75,10 @@ def attempt(check: Check, budget: ProofBudget, deadline: float | None = None, sh
     """One proof of ``check`` on its stated domain: the attempt, and the prover's result when it
     refuted the check (a certified counterexample), else None.  ``share``: the fraction of the
     time left before ``deadline`` this attempt may take."""
-    left = budget.per_check if deadline is None else min(budget.per_check, (deadline - time.monotonic()) * min(1.0, share))
+    # with a box budget the work is bounded already: no fair share of the clock, which would make
+    # the share of volume depend on the machine and on the order the attempts ran in
+    share = 1.0 if budget.boxes is not None else min(1.0, share)
+    left = budget.per_check if deadline is None else min(budget.per_check, (deadline - time.monotonic()) * share)
     try:
         domain = domain_of(check)
     except DomainError as exc:
@@ -85,7 +88,8 @@ def attempt(check: Check, budget: ProofBudget, deadline: float | None = None, sh
         return ProofAttempt(ProofStatus.NOT_ATTEMPTED, where, spec, message="the total proof time was spent before this check"), None
     start = time.monotonic()
     try:
-        proof = prove(check, domain, "auto", left, budget.dps, max_boxes=budget.boxes)
+        declared = check.proof_domain.max_boxes
+        proof = prove(check, domain, "auto", left, budget.dps, max_boxes=declared if declared is not None and budget.boxes is not None else budget.boxes)
     except (MethodError, BoundedDomainError) as exc:
         return ProofAttempt(ProofStatus.ERROR, where, spec, seconds=time.monotonic() - start, time_limit=left, message=str(exc)), None
     r, d = proof.result, proof.details

@@ -1,6 +1,7 @@
 """Proofs in the audit: survivors of generated claim families are proved, refuted or partly decided
 on the domain each claim states, and the result says which and where."""
 
+import dataclasses
 import random
 from fractions import Fraction
 
@@ -110,6 +111,9 @@ def test_a_box_budget_decides_the_same_volume_however_fast_the_machine(seed):
     assert runs[0].details.boxes_examined == runs[1].details.boxes_examined >= boxes
     assert runs[0].details.volume_proved == runs[1].details.volume_proved < 1
     proof, _ = attempt(check, ProofBudget(per_check=60, total=60, boxes=boxes))
+    assert proof.volume_percent == volume_percent(runs[0].details.volume_proved)
+    declared = dataclasses.replace(claim, prove_on=dataclasses.replace(claim.prove_on, max_boxes=boxes))
+    proof, _ = attempt(declared.checks()[0], ProofBudget())  # the claim's own budget of work beats --prove-boxes
     assert proof.volume_percent == volume_percent(runs[0].details.volume_proved)
 
 
