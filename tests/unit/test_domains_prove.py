@@ -58,3 +58,15 @@ def test_branch_and_bound_says_which_kinds_it_cannot_parametrise():
     check = _exp_claim(Orthogonal("x", "n"), {"n": 4}, 30)
     with pytest.raises(BoundedDomainError, match="up to n = 3 .*not n = 4"):
         prove(check, make_domain(check, {"n": 4}), method="branch-and-bound", time_limit=5)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("holds", [False, True])
+def test_prove_refuses_an_irrational_derived_variable_naming_it(seed, holds):
+    """z3 and branch and bound would both need c = sqrt(...) exactly: one clear error, true or false claim alike."""
+    from tests.quality.domain_families import irrational_derived
+    from verifier.prove import MethodError
+
+    check = irrational_derived(seed, holds).checks()[0]
+    with pytest.raises(MethodError, match="Derived c = sqrt.*irrational.*define c with"):
+        prove(check, make_domain(check, {}), time_limit=5)

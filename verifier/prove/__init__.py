@@ -18,6 +18,7 @@ import time
 import traceback
 
 from ..claims import Check
+from ..domains import IrrationalDerivedValue, refuse_irrational_derived
 from ..results import CheckResult, Verdict
 from .bnb import BoundedDomainError, BranchAndBound
 from .domain import Domain, DomainError, make_domain, parse_boxes, parse_dims
@@ -48,6 +49,10 @@ def prove(check: Check, domain: Domain, method: str = "auto", time_limit: float 
     if time_limit <= 0:
         raise MethodError(f"time limit must be positive, got {time_limit}")
     start = time.monotonic()
+    try:
+        refuse_irrational_derived(check)
+    except IrrationalDerivedValue as exc:  # neither z3 nor the charts of branch and bound can hold it exactly
+        raise MethodError(f"{check.label}: {exc}") from None
     try:
         if method in ("auto", "smt"):
             try:
