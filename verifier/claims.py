@@ -15,6 +15,7 @@ arbitrary precision, exactly, and in ball arithmetic.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from fractions import Fraction
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -417,7 +418,7 @@ class Check:
             bits.append(f"[{self.reading.name}]")
         return " ".join(bits)
 
-    @property
+    @functools.cached_property  # a check never changes; every evaluation reads these
     def variables(self) -> tuple[Variable, ...]:
         """Declaration order: a reading's free extra variables (an adversarial choice, say)
         come first, so that bound functions of the claim's variables may use them."""
@@ -443,7 +444,7 @@ class Check:
                 return spec
         return ProofDomain()
 
-    @property
+    @functools.cached_property
     def hypotheses(self) -> tuple[Hypothesis, ...]:
         """Stated hypotheses plus the relations built into the variables' domains."""
         out = list(self.claim.hypotheses) + list(self.reading.extra_hypotheses) + list(self.part.hypotheses)

@@ -439,6 +439,38 @@ class Numbers(np.ndarray):
         return ctx.wrap(result)
 
 
+def _context_operator(ufunc, fallback, reflected=False):
+    """``a - b`` with ``b`` of the context's own class or a plain int or Fraction, straight to
+    numpy's object loop (the same operation as through :meth:`Numbers.__array_ufunc__`).
+
+    numpy's ``__array_ufunc__`` dispatch costs about 1 us an operation, half of an exact
+    ``-`` on a small matrix, and claim code is mostly such operations.
+    """
+
+    def operator(self, other):
+        cls = type(self)
+        if type(other) is cls:
+            other = other.view(np.ndarray)
+        elif type(other) is int or type(other) is Fraction:
+            other = cls.context.lift(other)
+        else:
+            return fallback(self, other)
+        mine = self.view(np.ndarray)
+        result = ufunc(other, mine) if reflected else ufunc(mine, other)
+        if type(result) is np.ndarray and result.dtype == object:
+            return result.view(cls)
+        return cls.context.wrap(result)
+
+    return operator
+
+
+_CONTEXT_OPERATORS = {
+    f"__{r}{name}__": _context_operator(ufunc, getattr(np.ndarray, f"__{r}{name}__"), reflected=bool(r))
+    for name, ufunc in (("add", np.add), ("sub", np.subtract), ("mul", np.multiply), ("truediv", np.true_divide))
+    for r in ("", "r")
+}
+
+
 def _numbers_class(ctx) -> type:
     """The array class of one context: :class:`Numbers` with the context as a class attribute.
 
@@ -446,7 +478,8 @@ def _numbers_class(ctx) -> type:
     ufunc's result), so these views cost no Python call.
     """
     return type(f"{type(ctx).__name__}Numbers", (Numbers,),
-                {"context": ctx, "__array_finalize__": np.ndarray.__array_finalize__, "__module__": __name__})
+                {"context": ctx, "__array_finalize__": np.ndarray.__array_finalize__, "__module__": __name__,
+                 **_CONTEXT_OPERATORS})
 
 
 #: one array class per standard context and precision: their lifting depends on the

@@ -55,6 +55,34 @@ def test_a_batch_of_rows_enters_as_the_same_rows_one_by_one():
             [(e[0], e[1]["x"].tobytes(), e[1]["y"].tobytes()) for e in single.entries]
 
 
+def test_pools_merged_with_their_cells_equal_pools_fed_point_by_point():
+    """The coordinator takes a chunk's cells instead of working them out again: same pool."""
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        chunks = []
+        for _ in range(int(rng.integers(1, 5))):
+            rows = int(rng.integers(1, 40))
+            data = {"x": rng.choice([-3.0, 0.0, 2.5], size=(rows, 2)) + rng.normal(size=(rows, 2)) * rng.choice([0, 1e-6, 1.0])}
+            data["x"][rng.random(rows) < 0.1] = np.nan
+            keys = rng.choice([0.1, 0.2]) + rng.normal(size=rows) * rng.choice([0, 1e-3])
+            order = np.argsort(keys, kind="stable")
+            pool = ElitePool(size=2)
+            pool.add_rows(keys[order], order, data, {"n": 2})
+            chunks.append(pool)
+        merged, fed = ElitePool(size=2), ElitePool(size=2)
+        near_merged, near_fed = NearMisses(limit=3), NearMisses(limit=3)
+        for pool in chunks:
+            merged.merge(pool.entries, pool.cells())
+            near_merged.merge(pool.entries[:2], pool.cells(2))
+            for e in pool.entries:
+                fed.add(*e)
+            for e in pool.entries[:2]:
+                near_fed.record(*e)
+        for a, b in ((merged, fed), (near_merged, near_fed)):
+            assert [(e[0], e[1]["x"].tobytes()) for e in a.entries] == [(e[0], e[1]["x"].tobytes()) for e in b.entries]
+            assert a.cells() == b.cells()
+
+
 def test_near_misses_keep_distinct_points():
     near = NearMisses()
     near.record(1e-14, _point(1.0, 2.0), {"n": 2})

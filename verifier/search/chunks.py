@@ -49,10 +49,12 @@ class ChunkResult:
     undefined_example: tuple | None = None
     tight_detail: str | None = None
     near_ties: list = field(default_factory=list)  # (rel, float point, dims): for the coordinator to try
+    elite_cells: list = field(default_factory=list)  # the basin cell of each of ``elites``
+    tie_cells: list = field(default_factory=list)  # the basin cell of each of ``ties``
 
 
 def run_chunk_in(search: ChunkSearch, chunk: Chunk) -> ChunkResult:
-    search.phase = chunk.phase
+    search.phase, search.chunk_index = chunk.phase, chunk.index
     if chunk.rechecks is not None:
         search.recheck_allowance = chunk.rechecks
     rng = np.random.default_rng([search.config.seed, PHASES[chunk.phase], chunk.index])
@@ -67,7 +69,8 @@ def run_chunk_in(search: ChunkSearch, chunk: Chunk) -> ChunkResult:
         best = (search.best_rel, search.best_margin, search.best_point[0], search.best_point[1])
     return ChunkResult(search.evaluations, dict(search.stats), search.elites.entries, best, search.ratio_points,
                        search.near_misses.best(4), search.undecided, search.worst_rejected, found,
-                       search.undefined_example, search.tight_detail, search.near_ties)
+                       search.undefined_example, search.tight_detail, search.near_ties,
+                       search.elites.cells(), search.near_misses.cells(4))
 
 
 def run_chunk(task) -> ChunkResult:

@@ -95,12 +95,10 @@ class Coordinator(ChunkSearch):
                 self.ratio_points.append(e)
         self.ratio_points.sort(key=lambda e: e[0])
         del self.ratio_points[:-5]
-        for e in res.elites:
-            self.elites.add(*e)
+        self.elites.merge(res.elites, res.elite_cells)
         self.undefined_example = self.undefined_example or res.undefined_example
         self.tight_detail = self.tight_detail or res.tight_detail
-        for tie in res.ties:
-            self.near_misses.record(*tie)
+        self.near_misses.merge([(rel, point, dict(dims)) for rel, point, dims in res.ties], res.tie_cells)
         self.pending_near_ties.extend((rel, phase, point, dims) for rel, point, dims in res.near_ties)
         self.deep_starts = self.near_misses.best(self.config.deep_starts)
         if self.progress:

@@ -73,6 +73,7 @@ class ChunkSearch:
         self.tight_detail: str | None = None  # the certifier's words for a margin it could not sign
         self.rescue_credit = 0.0
         self.phase = "generate"
+        self.chunk_index = 0
 
     # ------------------------------------------------------------------------------
     def elapsed(self) -> float:
@@ -230,8 +231,11 @@ class ChunkSearch:
         # spend more of them than generate batches
         self.rescue_credit += self.config.undefined_rechecks * len(rows) / self.config.batch
         take = min(int(self.rescue_credit) if self.rescue_credit >= 1 else 0, len(rows), self.config.undefined_rechecks)
-        if not take and not self.stats["undefined_rechecked"]:
-            take = 1  # at least one per chunk: a claim undefined everywhere must be seen to be
+        if not take and self.chunk_index == 0 and not self.stats["undefined_rechecked"]:
+            # at least one in the first chunk of each phase: a claim undefined everywhere must
+            # be seen to be.  Chosen by the chunk's address, so it is the same for any --jobs;
+            # one per chunk cost a dps evaluation in every chunk of a mostly finite claim.
+            take = 1
         self.rescue_credit -= take
         isolated = [i for i in rows if i in raised and not isinstance(raised[i], _Unisolated)]
         rows = isolated + [i for i in rows if i not in set(isolated)]

@@ -59,6 +59,16 @@ class _Basins:
             return
         self._place(entry, basin_of(entry[1], entry[2]))
 
+    def cells(self, k: int | None = None) -> list:
+        """The basin cells of the first ``k`` entries (all by default), in entry order."""
+        return list(self._cells[:k])
+
+    def merge(self, entries, cells) -> None:
+        """Entries another pool kept, with the cells it worked out for them (so none is worked out twice)."""
+        for entry, cell in zip(entries, cells):
+            if self._may_enter(entry[0]):
+                self._place(entry, cell)
+
     def _may_enter(self, key: float) -> bool:
         """False when the pool is full and ``key`` is no better than the worst kept (whatever its basin)."""
         return len(self.entries) < self.limit or key < self._keys[-1]
