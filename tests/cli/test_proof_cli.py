@@ -162,6 +162,7 @@ def test_reports_say_proved_on_the_domain(paper):
         r = verify("report", "--pack", paper, "--format", fmt, "--jobs", 1)
         assert r.exit_code == 0, r.stderr
         assert "proved on x" in r.stdout and "Proof inconclusive on x" in r.stdout, fmt
+        assert "as locked" in r.stdout and " s of 0 s" not in r.stdout, fmt  # the lock's record, not a run of no time
 
 
 def test_quick_gives_proofs_the_ci_time(paper, monkeypatch):

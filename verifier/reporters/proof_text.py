@@ -38,7 +38,12 @@ def result_verdict(verdict: str, proof: ProofAttempt | None) -> str:
 def proof_sentence(proof: ProofAttempt) -> str:
     """One sentence for a report: what was tried, where, how it ended."""
     where = f" on {proof.domain}" if proof.domain else ""
-    how = f" ({proof.method}, {proof.seconds:.1f} s of {proof.time_limit:g} s)" if proof.method else ""
+    if not proof.method:
+        how = ""
+    elif proof.time_limit:
+        how = f" ({proof.method}, {proof.seconds:.1f} s of {proof.time_limit:g} s)"
+    else:  # not run now: the lock's record (verify check and report do not rerun a proof that did not go through)
+        how = f" ({proof.method}, as locked)"
     if proof.status is ProofStatus.PROVED:
         return f"Proved{where}{how}"
     if proof.status is ProofStatus.INCONCLUSIVE:
