@@ -245,9 +245,10 @@ def _search(path, s, with_proofs: bool) -> LockedSearch:
         proofs[key] = float(value)
     boxes = s.get("prove_boxes") if with_proofs else None
     if boxes is not None:
-        if isinstance(boxes, bool) or not isinstance(boxes, int) or not (1 <= boxes <= MAX_PROVE_BOXES):
-            raise LockFileError(path, "search.prove_boxes", f"must be a whole number of boxes from 1 to {MAX_PROVE_BOXES:,}, or null, got {boxes!r}")
-        proofs["prove_boxes"] = boxes
+        try:
+            proofs["prove_boxes"] = check_int(boxes, 1, MAX_PROVE_BOXES)
+        except LimitError as exc:
+            raise LockFileError(path, "search.prove_boxes", f"{exc} (or null: no box budget)") from None
     return LockedSearch(time_limit=limit, **values, **proofs)
 
 

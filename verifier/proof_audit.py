@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
 from .claims import Check
+from .limits import MAX_PROVE_BOXES, LimitError, check_int
 from .executor import make_executor, registered_check
 from .prove import BoundedDomainError, DomainError, MethodError, make_domain, prove
 from .results import CheckResult, ProofAttempt, ProofStatus, RunResult, Verdict
@@ -48,8 +49,11 @@ class ProofBudget:
             value = getattr(self, name)
             if not (value >= 0 and math.isfinite(value)):
                 raise ValueError(f"proof time {name} must be a finite number of seconds >= 0, got {value!r}")
-        if self.boxes is not None and (isinstance(self.boxes, bool) or not isinstance(self.boxes, int) or self.boxes < 1):
-            raise ValueError(f"proof box budget must be a whole number >= 1, got {self.boxes!r}")
+        if self.boxes is not None:
+            try:
+                check_int(self.boxes, 1, MAX_PROVE_BOXES)
+            except LimitError as exc:
+                raise ValueError(f"proof box budget {exc}") from None
 
     @property
     def enabled(self) -> bool:
@@ -88,8 +92,7 @@ def attempt(check: Check, budget: ProofBudget, deadline: float | None = None, sh
         return ProofAttempt(ProofStatus.NOT_ATTEMPTED, where, spec, message="the total proof time was spent before this check"), None
     start = time.monotonic()
     try:
-        declared = check.proof_domain.max_boxes
-        proof = prove(check, domain, "auto", left, budget.dps, max_boxes=declared if declared is not None and budget.boxes is not None else budget.boxes)
+        proof = prove(check, domain, "auto", left, budget.dps, max_boxes=box_budget(check, budget))
     except (MethodError, BoundedDomainError) as exc:
         return ProofAttempt(ProofStatus.ERROR, where, spec, seconds=time.monotonic() - start, time_limit=left, message=str(exc)), None
     r, d = proof.result, proof.details
@@ -101,6 +104,15 @@ def attempt(check: Check, budget: ProofBudget, deadline: float | None = None, sh
     if r.verdict is Verdict.ERROR:
         return ProofAttempt(ProofStatus.ERROR, message=r.message, **common), None
     return ProofAttempt(ProofStatus.INCONCLUSIVE, volume_percent=volume_percent(d.volume_proved), message=r.message, **common), None
+
+
+def box_budget(check: Check, budget: ProofBudget) -> int | None:
+    """The claim's own ``max_boxes`` if it states one, else the run's; None (a time-only run, as
+    locks written before box budgets) stays None."""
+    if budget.boxes is None:
+        return None
+    declared = check.proof_domain.max_boxes
+    return budget.boxes if declared is None else declared
 
 
 def as_locked(check: Check, status: str, method: str, volume_percent: float | None) -> ProofAttempt:
