@@ -62,23 +62,37 @@ class Certifier:
 
     # ------------------------------------------------------------------------------
     def certify(self, check: Check, data: Mapping[str, np.ndarray], dims: Mapping[str, int], display: bool = True) -> Certificate:
-        """``display=False`` skips the dps-digit values shown to readers (the status is the same)."""
-        shown = (None, None, None)
-        mp = MPContext(self.dps)
-        try:
-            if display:
-                ev = check.evaluate(mp, mp.convert(data), dims, with_hypotheses=False)
-                shown = (ev.lhs[0], ev.rhs[0], ev.margin[0])
-        except (ZeroDivisionError, ValueError, OverflowError, DomainError):
-            shown = (None, None, None)
+        """``display=False`` skips the dps-digit values shown to readers (the status is the same).
+
+        The values shown come from what decided: the exact rationals rounded to dps digits,
+        or the middles of the enclosures (which know their own accuracy, where plain
+        mpmath can lose digits to cancellation).  Only a point neither decided with values
+        (a hypothesis that fails, a tie, an undecided enclosure) is evaluated again at dps
+        digits for the reader.
+        """
         try:
             cert = self._exact(check, data, dims)
         except NotRational:
             cert = self._ball(check, data, dims)
-        if cert.ball_values is not None:
-            # the enclosure knows its own accuracy; plain mpmath can lose digits to cancellation
+        if not display:
+            shown = (None, None, None)
+        elif cert.ball_values is not None:
             shown = tuple(_ball_mid(b, self.dps) for b in cert.ball_values)
+        elif None not in (cert.exact_lhs, cert.exact_rhs, cert.exact_margin):
+            shown = tuple(_rounded(q, self.dps) for q in (cert.exact_lhs, cert.exact_rhs, cert.exact_margin))
+        else:
+            shown = self._evaluated(check, data, dims)
         return dataclasses.replace(cert, lhs=shown[0], rhs=shown[1], margin=shown[2])
+
+    def _evaluated(self, check, data, dims) -> tuple:
+        """(lhs, rhs, margin) evaluated at dps digits, or Nones where the claim is undefined."""
+        mp = MPContext(self.dps)
+        try:
+            with mp.precision():
+                ev = check.evaluate(mp, mp.convert(data), dims, with_hypotheses=False)
+            return ev.lhs[0], ev.rhs[0], ev.margin[0]
+        except (ZeroDivisionError, ValueError, OverflowError, DomainError):
+            return None, None, None
 
     # ------------------------------------------------------------------------------
     def _exact(self, check, data, dims) -> Certificate:
@@ -168,6 +182,12 @@ class Certifier:
             return sympy.simplify(ev.margin[0]) == 0
         except Exception:  # sympy may fail on large expressions; then no proof
             return False
+
+
+def _rounded(q: Fraction, dps: int):
+    """An exact rational to dps significant digits (correctly rounded)."""
+    with mpmath.workdps(dps):
+        return mpmath.mpf(q.numerator) / q.denominator
 
 
 def _ball_mid(b, dps):
