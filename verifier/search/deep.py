@@ -1,4 +1,5 @@
-"""The deep phase: a local search below float64's spacing, at dps digits on exact rationals."""
+"""The deep phase: a local search below float64's spacing on exact rationals, evaluated exactly where
+the claim stays rational, else at dps digits."""
 
 from __future__ import annotations
 
@@ -6,21 +7,21 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..contexts import ExactContext, MPContext, to_fraction
+from ..contexts import ExactContext, to_fraction
 from ..sampling import project
-from .evaluate import UNDEFINED_AT_POINT, _mp_convert, _mp_relative
+from .evaluate import UNDEFINED_AT_POINT, _exact_violation, _precise_relative
 
 EXACT = ExactContext()
 
 
 def run_deep_chunk(search, chunk, rng) -> None:
-    """(1+1) evolution strategy at dps digits from one near-miss.
+    """(1+1) evolution strategy below float64's spacing from one near-miss.
 
     Steps are relative to each entry and may be far below float64's spacing: the
-    point is a rational, perturbed by rationals, and evaluated at dps digits.
+    point is a rational, perturbed by rationals, and evaluated exactly where the claim
+    stays rational, else at dps digits.
     """
     config, check = search.config, search.check
-    mp = MPContext(config.dps)
     fx, x, dims = chunk.start
     sigma = 2.0**-52  # float64 already searched above its own spacing
     for _ in range(config.deep_steps):
@@ -34,7 +35,7 @@ def run_deep_chunk(search, chunk, rng) -> None:
             cand[name] = perturb(arr, g, sigma, mean, int(3.33 * config.dps))
         try:
             cand = project(EXACT, check, cand, dims)
-            ev = check.evaluate(mp, _mp_convert(mp, cand), dims)
+            ev, ctx = search._precise_evaluation(cand, dims)
         except UNDEFINED_AT_POINT:
             sigma /= 4
             continue
@@ -42,10 +43,10 @@ def run_deep_chunk(search, chunk, rng) -> None:
         if any(h[0] < 0 for h in ev.hypotheses):
             sigma /= 2
             continue
-        rel = _mp_relative(ev, mp)
+        rel = _precise_relative(ev, ctx)
         if rel is None:
             continue
-        cert = search.deep_verdict(cand, dims, rel, phase="deep", explored=True)
+        cert = search.deep_verdict(cand, dims, rel, phase="deep", explored=True, violated=_exact_violation(check, ev, ctx))
         if cert is not None and cert.status in ("undecided", "hypothesis-fails"):
             sigma *= 0.7
             continue
