@@ -1,3 +1,5 @@
+from fractions import Fraction
+
 from flint import fmpq
 
 from verifier import Claim, Part, Scalar
@@ -20,3 +22,61 @@ def test_interval_certificate_with_a_constant_side():
     cert = Certifier(30).certify(check, {"x": ExactContext().asarray([fmpq(1, 2)])}, {})
     assert cert.violated and cert.method == "interval"
     assert float(cert.rhs) == 1.0 and 1.64 < float(cert.lhs) < 1.65
+
+
+THIRDS = Claim(
+    id="T.thirds",
+    title="x^2 <= x / 4 (test only)",
+    statement="x^2 <= x / 4",
+    dims=[],
+    variables=[Scalar("x", lo=-1, hi=1)],
+    parts=[Part("main", lhs=lambda ctx, v: v.x * v.x, rhs=lambda ctx, v: v.x / 4)],
+)
+
+
+def _digits(x, dps):
+    import mpmath
+
+    with mpmath.workdps(dps):
+        return mpmath.nstr(x, dps)
+
+
+def test_exact_certificates_show_the_exact_values_rounded_to_dps_digits():
+    """Not a second evaluation at dps digits: the values shown are the exact ones, correctly rounded."""
+    import mpmath
+
+    check = THIRDS.checks()[0]
+    for dps in (20, 50):
+        cert = Certifier(dps).certify(check, {"x": ExactContext().asarray([fmpq(1, 3)])}, {})
+        assert cert.violated and cert.method == "exact"
+        assert (cert.exact_lhs, cert.exact_rhs) == (Fraction(1, 9), Fraction(1, 12))
+        with mpmath.workdps(dps):
+            for shown, exact in ((cert.lhs, (1, 9)), (cert.rhs, (1, 12)), (cert.margin, (-1, 36))):
+                assert shown == mpmath.mpf(exact[0]) / exact[1]
+        assert _digits(cert.lhs, dps) == "0." + "1" * dps
+    assert Certifier(50).certify(check, {"x": ExactContext().asarray([fmpq(1, 3)])}, {}, display=False).lhs is None
+
+
+def test_ball_certificates_show_the_enclosures_middles():
+    check = EXP_BELOW_ONE.checks()[0]
+    cert = Certifier(40).certify(check, {"x": ExactContext().asarray([fmpq(1, 3)])}, {})
+    assert cert.violated and cert.method == "interval"
+    lhs, _, _ = cert.ball_values
+    assert lhs.rad() < 1e-40 and abs(float(cert.lhs) - float(lhs.mid())) == 0
+
+
+def test_points_decided_without_values_are_shown_at_dps_digits_from_their_exact_inputs():
+    """A hypothesis that fails decides without values; the shown ones then come from an
+    evaluation at dps digits, whose inputs are converted at that precision (not 53 bits)."""
+    import mpmath
+
+    from verifier import Hypothesis
+
+    claim = Claim(id="T.hyp", title="t", statement="x <= 2 if x < 0", dims=[], variables=[Scalar("x", lo=-1, hi=1)],
+                  parts=[Part("main", lhs=lambda ctx, v: v.x, rhs=lambda ctx, v: 2)],
+                  hypotheses=[Hypothesis("x < 0", lambda ctx, v: -v.x, strict=True)])
+    x = fmpq(1, 3)
+    cert = Certifier(50).certify(claim.checks()[0], {"x": ExactContext().asarray([x])}, {})
+    assert cert.status == "hypothesis-fails"
+    with mpmath.workdps(50):
+        assert abs(cert.lhs - mpmath.mpf(1) / 3) < mpmath.mpf(10) ** -49  # 53 bits would be off by 1e-17
