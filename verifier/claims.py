@@ -297,11 +297,15 @@ class Claim:
     prove_on: ProofDomain | None = None
 
     def __post_init__(self):
-        object.__setattr__(self, "variables", tuple(self.variables))
-        object.__setattr__(self, "dims", tuple(self.dims))
-        object.__setattr__(self, "parts", tuple(self.parts))
-        object.__setattr__(self, "hypotheses", tuple(self.hypotheses))
-        object.__setattr__(self, "readings", tuple(self.readings))
+        for field, kind in (("variables", Variable), ("dims", Dim), ("parts", Part), ("hypotheses", Hypothesis), ("readings", Reading)):
+            value = getattr(self, field)
+            if isinstance(value, (kind, str)) or not hasattr(value, "__iter__"):
+                raise ClaimDefinitionError(f"claim {self.id}: {field} must be a list or tuple of {kind.__name__} objects, got {value!r}")
+            object.__setattr__(self, field, tuple(value))
+            for item in getattr(self, field):
+                if not isinstance(item, kind):
+                    raise ClaimDefinitionError(f"claim {self.id}: {field} must hold {kind.__name__} objects, got {item!r} "
+                                               f"(Claim's arguments in order: id, title, statement, variables, dims, parts)")
         if not self.parts:
             raise ClaimDefinitionError(f"claim {self.id}: needs at least one part")
         if not self.readings:

@@ -33,6 +33,18 @@ def test_bad_declarations_name_the_problem():
         simple(readings=[Reading("a", ""), Reading("a", "")])
 
 
+def test_arguments_of_the_wrong_kind_name_the_argument():
+    """Positional arguments in the wrong order, or one variable not in a list: one clear line."""
+    with pytest.raises(ClaimDefinitionError, match="variables must hold Variable objects, got Dim"):
+        simple(variables=[Dim("n", 1, 3)], dims=[Vector("x", "n")])
+    with pytest.raises(ClaimDefinitionError, match="variables must be a list or tuple of Variable objects"):
+        simple(variables=Vector("x", "n"))
+    with pytest.raises(ClaimDefinitionError, match="parts must be a list or tuple of Part objects"):
+        simple(parts="main")
+    with pytest.raises(ClaimDefinitionError, match="hypotheses must hold Hypothesis objects"):
+        simple(hypotheses=[lambda ctx, v: v.x])
+
+
 def test_readings_restrict_and_override_parts():
     c = simple(
         parts=[
