@@ -8,7 +8,9 @@ take the same tasks in turn (so the machine's load hits both alike): every refut
 ``claims.lock`` (plus C.2 part 1 as printed) and ``--thin`` members of the thin-set family
 (:mod:`benchmarks.thin_sets`, drawn from ``--family-seed``), each from seeds 0 .. seeds-1 at
 the default budget without shrinking.  Reported: refuted runs per engine, and per check the
-median seconds of each and their ratio (after / before).
+median seconds of each and their ratio (after / before).  ``--repeat R`` times each (check,
+seed) R times per engine, alternating, and counts the median: checks that take a few
+milliseconds move by +-30 % from one run to the next otherwise.
 """
 
 from __future__ import annotations
@@ -78,6 +80,8 @@ def main(argv=None):
     p.add_argument("--seeds", type=int, default=5)
     p.add_argument("--thin", type=int, default=5, help="thin-set family members")
     p.add_argument("--family-seed", type=int, default=2026)
+    p.add_argument("--repeat", type=int, default=1,
+                   help="time each (check, seed) this many times per engine, alternating; a run counts its median")
     p.add_argument("--json", type=Path, help="write the raw rows here")
     args = p.parse_args(argv)
     if args.worker:
@@ -92,16 +96,22 @@ def main(argv=None):
     wall = time.monotonic()
     for task, label in tasks(args):
         for seed in range(args.seeds):
-            replies = {}
-            for name, proc in engines.items():
-                proc.stdin.write(json.dumps({**task, "seed": seed}) + "\n")
-                proc.stdin.flush()
-                replies[name] = json.loads(proc.stdout.readline())
-            missing = [f"{name}: {r['missing']}" for name, r in replies.items() if "missing" in r]
+            replies = {name: [] for name in engines}
+            for _ in range(max(1, args.repeat)):
+                for name, proc in engines.items():
+                    proc.stdin.write(json.dumps({**task, "seed": seed}) + "\n")
+                    proc.stdin.flush()
+                    replies[name].append(json.loads(proc.stdout.readline()))
+            missing = [f"{name}: {r[0]['missing']}" for name, r in replies.items() if "missing" in r[0]]
             if missing:
                 skipped.append(f"{label} ({'; '.join(missing)})")
                 break
-            rows.extend({"label": label, "seed": seed, "engine": name, **r} for name, r in replies.items())
+            for name, runs in replies.items():
+                # the search is deterministic: repeats differ only in time
+                assert len({(r["verdict"], r["evaluations"]) for r in runs}) == 1, (label, seed, name, runs)
+                rows.append({"label": label, "seed": seed, "engine": name, **runs[0],
+                             "seconds": statistics.median(r["seconds"] for r in runs),
+                             "repeats": [r["seconds"] for r in runs]})
         else:
             if args.json:
                 args.json.write_text(json.dumps(rows, indent=1))

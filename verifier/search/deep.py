@@ -35,7 +35,7 @@ def run_deep_chunk(search, chunk, rng) -> None:
             cand[name] = perturb(arr, g, sigma, mean, int(3.33 * config.dps))
         try:
             cand = project(EXACT, check, cand, dims)
-            ev, ctx = search._precise_evaluation(cand, dims)
+            ev, ctx = search._precise_evaluation(cand, dims, look=True)
         except UNDEFINED_AT_POINT:
             sigma /= 4
             continue

@@ -3,10 +3,13 @@
 A float violation is a *suspect*: it only counts -- for the elite pool, the best margin and
 the largest ratio -- once a re-check has replaced its float values by high-precision ones,
 and only a certificate makes it a counterexample.  A margin below float64's resolution is
-not even a suspect: its sign is noise, and it is decided at ``dps`` digits.  A point float64
+not even a suspect: its sign is noise, and it is decided at high precision.  A point float64
 cannot evaluate at all (an overflow, ``inf - inf``, a division by an exact zero) is not
-evidence either way: a sample of them is re-evaluated at ``dps`` digits, where ``exp(1000)``
+evidence either way: a sample of them is re-evaluated at high precision, where ``exp(1000)``
 is an ordinary number, and the ones undefined there too are counted and shown.
+
+High precision means exact rational arithmetic wherever the claim stays rational (where a
+margin of any size has a sign, and which costs less than 50 digits), else ``dps`` digits.
 """
 
 from __future__ import annotations
@@ -74,6 +77,7 @@ class ChunkSearch:
         self.rescue_credit = 0.0
         self.phase = "generate"
         self.chunk_index = 0
+        self.irrational = False  # the claim left the rationals at one of this chunk's looks
 
     # ------------------------------------------------------------------------------
     def elapsed(self) -> float:
@@ -222,10 +226,12 @@ class ChunkSearch:
         return False
 
     def rescue_undefined(self, data, dims, rows, raised):
-        """Re-evaluate a few rows float64 could not evaluate, at dps and then 4 dps digits.
+        """Re-evaluate a few rows float64 could not evaluate: exactly where the claim stays
+        rational, else at dps and then 4 dps digits.
 
         Yields (index, rel, lhs, rhs, margin) for the rows that are defined there (a negative
-        margin goes to the certificate first); rows undefined at both precisions are counted.
+        margin goes to the certificate first); rows undefined exactly, or at both precisions,
+        are counted.
         """
         # a share of the re-evaluations per float evaluation, so small target batches do not
         # spend more of them than generate batches
@@ -238,7 +244,8 @@ class ChunkSearch:
             take = 1
         self.rescue_credit -= take
         isolated = [i for i in rows if i in raised and not isinstance(raised[i], _Unisolated)]
-        rows = isolated + [i for i in rows if i not in set(isolated)]
+        first = set(isolated)
+        rows = isolated + [i for i in rows if i not in first]
         for i in rows[:take]:
             try:
                 exact = exactify(self.check, data, int(i), dims)
@@ -248,9 +255,15 @@ class ChunkSearch:
             why = _why(raised[i]) if i in raised else "not finite in float64"
             ev = mp = None
             used_dps = self.config.dps
-            try:
-                ev, mp = self.check.evaluate(EXACT, EXACT.convert(exact), dims), EXACT
-            except NotRational:
+            undefined_exactly = False
+            if not self.irrational:
+                try:
+                    ev, mp = self.check.evaluate(EXACT, EXACT.convert(exact), dims), EXACT
+                except NotRational:
+                    self.irrational = True
+                except UNDEFINED_AT_POINT as exc:  # undefined in exact arithmetic: no precision changes that
+                    why, undefined_exactly = f"{type(exc).__name__}: {exc}", True
+            if ev is None and not undefined_exactly:
                 for dps in (self.config.dps, 4 * self.config.dps):
                     ctx = MPContext(dps)
                     try:
@@ -262,8 +275,6 @@ class ChunkSearch:
                         ev, mp, used_dps = candidate, ctx, dps
                         break
                     why = f"not finite at {dps} digits"
-            except UNDEFINED_AT_POINT as exc:  # undefined in exact arithmetic: no precision changes that
-                why = f"{type(exc).__name__}: {exc}"
             if ev is None:
                 if self._outside_hypotheses(exact, dims):
                     # a claim need not be defined where its own hypotheses exclude the point
@@ -372,10 +383,10 @@ class ChunkSearch:
                 self.tight_detail = cert.detail
 
     def examine_deep(self, data, dims, candidates):
-        """Re-evaluate unresolved float points at dps digits; certify the ones that fail there.
+        """Re-evaluate unresolved float points exactly (or at dps digits); certify the ones that fail there.
 
-        Yields (index, rel, lhs, rhs) at dps digits for the points that do not fail, so
-        they join the elite pool with values float64 could not give.
+        Yields (index, rel, lhs, rhs) for the points that do not fail, so they join the
+        elite pool with values float64 could not give.
         """
         for i in candidates:
             if self.deep_left <= 0:
@@ -383,7 +394,7 @@ class ChunkSearch:
             self.deep_left -= 1
             try:
                 exact = exactify(self.check, data, int(i), dims)
-                ev, ctx = self._precise_evaluation(exact, dims, with_hypotheses=False)
+                ev, ctx = self._precise_evaluation(exact, dims, with_hypotheses=False, look=True)
             except UNDEFINED_AT_POINT:
                 continue
             self.stats["deep_evaluations"] += 1
@@ -429,7 +440,7 @@ class ChunkSearch:
         return None
 
     # -- what the report shows -------------------------------------------------------
-    def _precise_evaluation(self, exact, dims, with_hypotheses=True, dps=None):
+    def _precise_evaluation(self, exact, dims, with_hypotheses=True, dps=None, look=False):
         """(evaluation, context): exactly when the claim stays rational, else at dps digits.
 
         Plain dps digits are not enough for reporting: at extreme scales (eps = 1e-300
@@ -437,12 +448,18 @@ class ChunkSearch:
         reported for a claim proved to stay <= 1.  Nor for the search: a margin below
         dps digits is a tie there, and exactly it has a sign.  Exact arithmetic is also
         the cheaper of the two (about a quarter of the time at 50 digits on the pack).
+
+        ``look``: one of the search's own looks.  Once the claim has left the rationals at
+        one of them (an ``exp`` of a nonzero score), the rest of the chunk's looks go to
+        dps digits directly; certificates and the report still try exact arithmetic first.
         """
-        try:
-            return self.check.evaluate(EXACT, EXACT.convert(exact), dims, with_hypotheses=with_hypotheses), EXACT
-        except NotRational:
-            mp = MPContext(dps or self.config.dps)
-            return self.check.evaluate(mp, _mp_convert(mp, exact), dims, with_hypotheses=with_hypotheses), mp
+        if not (look and self.irrational):
+            try:
+                return self.check.evaluate(EXACT, EXACT.convert(exact), dims, with_hypotheses=with_hypotheses), EXACT
+            except NotRational:
+                self.irrational = self.irrational or look
+        mp = MPContext(dps or self.config.dps)
+        return self.check.evaluate(mp, _mp_convert(mp, exact), dims, with_hypotheses=with_hypotheses), mp
 
     def verified_max_ratio(self):
         """The largest lhs/rhs among float64's top candidates, re-evaluated at dps digits."""
