@@ -61,8 +61,9 @@ class Certifier:
         self.symbolic_max_entries = symbolic_max_entries
 
     # ------------------------------------------------------------------------------
-    def certify(self, check: Check, data: Mapping[str, np.ndarray], dims: Mapping[str, int], display: bool = True) -> Certificate:
-        """``display=False`` skips the dps-digit values shown to readers (the status is the same).
+    def certify(self, check: Check, data: Mapping[str, np.ndarray], dims: Mapping[str, int], display: bool | str = True) -> Certificate:
+        """``display=False`` skips the dps-digit values shown to readers (the status is the same);
+        ``display="violations"`` gives them to a violation only (a caller that keeps nothing else).
 
         The values shown come from what decided: the exact rationals rounded to dps digits,
         or the middles of the enclosures (which know their own accuracy, where plain
@@ -74,7 +75,9 @@ class Certifier:
             cert = self._exact(check, data, dims)
         except NotRational:
             cert = self._ball(check, data, dims)
-        if not display:
+        if display not in (True, False, "violations"):
+            raise ValueError(f"display must be True, False or 'violations', got {display!r}")
+        if not display or (display == "violations" and not cert.violated):
             shown = (None, None, None)
         elif cert.ball_values is not None:
             shown = tuple(_ball_mid(b, self.dps) for b in cert.ball_values)

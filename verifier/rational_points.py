@@ -190,6 +190,54 @@ def _snap(v, den):
     return fmpq(f.numerator, f.denominator)
 
 
+def limit_denominators(value, bounds) -> dict:
+    """``{M: Fraction(value).limit_denominator(M)}`` for every M in ``bounds``, as fmpq, from
+    one continued-fraction expansion.
+
+    ``limit_denominator`` expands from the start for each M; the expansion for a larger M
+    passes through the state where a smaller M stopped, so one walk serves the whole
+    ladder.  The choice between the two bounds, ties included (the smaller denominator),
+    is ``limit_denominator``'s, compared exactly in integers.
+    """
+    f = to_fraction(value)
+    num, den = f.numerator, f.denominator
+    out = {}
+    p0, q0, p1, q1 = 0, 1, 1, 0
+    n, d = num, den
+    for m in sorted(set(bounds)):
+        if den <= m:
+            out[m] = fmpq(num, den)
+            continue
+        while True:
+            a = n // d
+            q2 = q0 + a * q1
+            if q2 > m:
+                break
+            p0, q0, p1, q1 = p1, q1, p0 + a * p1, q2
+            n, d = d, n - a * d
+        k = (m - q0) // q1
+        lo_p, lo_q = p0 + k * p1, q0 + k * q1
+        # |p1/q1 - f| <= |lo_p/lo_q - f|, multiplied through by q1 * lo_q * den > 0
+        if abs(p1 * den - num * q1) * lo_q <= abs(lo_p * den - num * lo_q) * q1:
+            out[m] = fmpq(p1, q1)
+        else:
+            out[m] = fmpq(lo_p, lo_q)
+    return out
+
+
+def _snap_ladder(x, bounds) -> dict:
+    """``{M: x with every entry rounded to denominators <= M}`` (x: one point, no batch axis)."""
+    flat = np.asarray(x, dtype=object).ravel()
+    per_entry = [limit_denominators(v, bounds) for v in flat]
+    shape = np.shape(x)
+    out = {}
+    for m in bounds:
+        arr = np.empty(len(flat), dtype=object)
+        arr[:] = [e[m] for e in per_entry]
+        out[m] = arr.reshape(shape)
+    return out
+
+
 def _snap_array(x, den):
     return np.vectorize(lambda v: _snap(v, den), otypes=[object])(np.asarray(x, dtype=object))
 
@@ -227,14 +275,24 @@ def nearby_simple_points(check, data, dims, project):
     variables, in declaration order).
     """
     seen = {_key(data)}
+    rounded: set = set()
     out = []
+    # plain coordinates: every rung of the ladder from one expansion per entry
+    ladders = {var.name: _snap_ladder(np.asarray(data[var.name], dtype=object)[0], DENOMINATORS)
+               for var in check.variables if not isinstance(domain_of(var), (DerivedValue, UnitSphere, OrthogonalMatrix))}
     for den in DENOMINATORS:
         cand = {}
         for var in check.variables:
             if isinstance(domain_of(var), DerivedValue):
                 cand[var.name] = data[var.name]  # recomputed by the projection
+            elif var.name in ladders:
+                cand[var.name] = ladders[var.name][den][None]
             else:
                 cand[var.name] = _snap_variable(var, data[var.name], den)
+        raw = _key(cand)
+        if raw in rounded:  # the same rounding as a smaller denominator gave: the same projection
+            continue
+        rounded.add(raw)
         try:
             cand = project(cand)
         except (ValueError, ArithmeticError):
@@ -247,7 +305,7 @@ def nearby_simple_points(check, data, dims, project):
 
 
 def _key(data):
-    return tuple((k, tuple(str(v) for v in np.asarray(a, dtype=object).ravel())) for k, a in sorted(data.items()))
+    return tuple((k, tuple(map(str, np.asarray(a, dtype=object).ravel()))) for k, a in sorted(data.items()))
 
 
 #: a relative margin below this is a near-tie
@@ -299,7 +357,7 @@ def try_nearby_simple_rationals(check, certifier, data, dims):
             return None
         tried += 1
         try:
-            cert = certifier.certify(check, cand, dims)
+            cert = certifier.certify(check, cand, dims, display="violations")
         except (ValueError, ArithmeticError):
             continue
         if cert.violated:

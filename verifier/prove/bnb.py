@@ -188,7 +188,7 @@ class BranchAndBound:
 
     def _certify(self, point):
         data = self.problem.exact_point(point)
-        cert = self.certifier.certify(self.check, data, self.domain.dims)
+        cert = self.certifier.certify(self.check, data, self.domain.dims, display="violations")
         return (data, cert) if cert.violated else None
 
     def _refuted(self, found, base, details, notes, start) -> Proof:

@@ -428,7 +428,7 @@ class ChunkSearch:
         if violated is None:
             violated = mp_rel < -resolution or (self.check.strict and mp_rel <= resolution)
         if violated:
-            cert = self.certifier.certify(self.check, exact, dims)
+            cert = self.certifier.certify(self.check, exact, dims, display="violations")
             if cert.violated:
                 raise self.found(exact, dims, cert, phase)
             if not explored:

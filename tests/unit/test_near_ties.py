@@ -1,0 +1,38 @@
+"""Simple rationals near a point: the ladder of ``limit_denominator`` from one expansion."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from verifier.rational_points import DENOMINATORS, limit_denominators
+
+
+def _values(seed, count):
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(count):
+        kind = rng.integers(5)
+        if kind == 0:  # floats, as the search hands them over
+            out.append(Fraction(float(rng.uniform(-10, 10))))
+        elif kind == 1:  # small rationals, some already on the ladder
+            out.append(Fraction(int(rng.integers(-500, 501)), int(rng.integers(1, 401))))
+        elif kind == 2:  # midway between two neighbours: the tie rule decides
+            b = int(rng.integers(1, 60))
+            out.append(Fraction(2 * int(rng.integers(-300, 301)) + 1, 2 * b))
+        elif kind == 3:  # far from 1 in size
+            out.append(Fraction(float(rng.uniform(-1, 1) * 10.0 ** rng.integers(-30, 30))))
+        else:  # integers
+            out.append(Fraction(int(rng.integers(-10**6, 10**6))))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_ladder_is_limit_denominator_at_every_rung(seed):
+    bounds = list(DENOMINATORS) + [1, 11, 1000, 10**6]
+    for v in _values(seed, 2000):
+        got = limit_denominators(v, bounds)
+        for m in bounds:
+            assert Fraction(int(got[m].p), int(got[m].q)) == v.limit_denominator(m), (v, m)
