@@ -10,7 +10,9 @@ take the same tasks in turn (so the machine's load hits both alike): every refut
 the default budget without shrinking.  Reported: refuted runs per engine, and per check the
 median seconds of each and their ratio (after / before).  ``--repeat R`` times each (check,
 seed) R times per engine, alternating, and counts the median: checks that take a few
-milliseconds move by +-30 % from one run to the next otherwise.
+milliseconds move by +-30 % from one run to the next otherwise.  Both workers run on one
+CPU (``--cpu``): on this 2-core virtual machine a worker the OS kept on the slower core was
+up to 2x slower for a whole run, whatever the engine.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -34,8 +37,10 @@ def _thin_module():
     return mod
 
 
-def worker(tree: str) -> None:
-    """Answer tasks from stdin, one JSON line each, with the engine of ``tree``."""
+def worker(tree: str, cpu: int | None = None) -> None:
+    """Answer tasks from stdin, one JSON line each, with the engine of ``tree`` (on ``cpu`` if given)."""
+    if cpu is not None and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {cpu})
     sys.path.insert(0, tree)
     from lemmas import REGISTRY
     from verifier.engine import SearchConfig, run_check
@@ -80,18 +85,25 @@ def main(argv=None):
     p.add_argument("--seeds", type=int, default=5)
     p.add_argument("--thin", type=int, default=5, help="thin-set family members")
     p.add_argument("--family-seed", type=int, default=2026)
+    p.add_argument("--cpu", type=int, default=None,
+                   help="run both engines on this CPU (default: the first this process may use); -1: let the OS place them")
     p.add_argument("--repeat", type=int, default=1,
                    help="time each (check, seed) this many times per engine, alternating; a run counts its median")
     p.add_argument("--json", type=Path, help="write the raw rows here")
     args = p.parse_args(argv)
     if args.worker:
-        return worker(args.worker)
+        return worker(args.worker, None if args.cpu is None or args.cpu < 0 else args.cpu)
     if args.before is None:
         p.error("--before is required")
+    cpu = args.cpu
+    if cpu is None and hasattr(os, "sched_getaffinity"):
+        # one CPU for both: on a shared (virtual) machine one core can run slower than the
+        # other for minutes, and a worker the OS keeps there is slow for the whole run
+        cpu = min(os.sched_getaffinity(0))
     engines = {}
     for name, tree in (("before", args.before), ("after", ROOT)):
-        engines[name] = subprocess.Popen([sys.executable, __file__, "--worker", str(tree)], stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, text=True, cwd="/tmp")
+        engines[name] = subprocess.Popen([sys.executable, __file__, "--worker", str(tree), "--cpu", str(-1 if cpu is None else cpu)],
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd="/tmp")
     rows, skipped = [], []
     wall = time.monotonic()
     for task, label in tasks(args):
