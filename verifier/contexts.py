@@ -464,10 +464,37 @@ def _context_operator(ufunc, fallback, reflected=False):
     return operator
 
 
+def _context_unary(ufunc):
+    """``-a`` or ``abs(a)`` straight to numpy's object loop, as :func:`_context_operator` does for two operands."""
+
+    def operator(self):
+        result = ufunc(self.view(np.ndarray))
+        if type(result) is np.ndarray and result.dtype == object:
+            return result.view(type(self))
+        return type(self).context.wrap(result)
+
+    return operator
+
+
+def _context_power(self, other):
+    # an int or Fraction exponent goes to the context's power, as the dispatch sends it
+    if type(other) is int or type(other) is Fraction:
+        return type(self).context.power(self, other)
+    return np.ndarray.__pow__(self, other)
+
+
 _CONTEXT_OPERATORS = {
-    f"__{r}{name}__": _context_operator(ufunc, getattr(np.ndarray, f"__{r}{name}__"), reflected=bool(r))
-    for name, ufunc in (("add", np.add), ("sub", np.subtract), ("mul", np.multiply), ("truediv", np.true_divide))
-    for r in ("", "r")
+    **{f"__{r}{name}__": _context_operator(ufunc, getattr(np.ndarray, f"__{r}{name}__"), reflected=bool(r))
+       for name, ufunc in (("add", np.add), ("sub", np.subtract), ("mul", np.multiply), ("truediv", np.true_divide),
+                           ("matmul", np.matmul))
+       for r in ("", "r")},
+    # a reflected comparison is the mirrored one on the array (``2 < x`` is ``x > 2``)
+    **{f"__{name}__": _context_operator(ufunc, getattr(np.ndarray, f"__{name}__"))
+       for name, ufunc in (("lt", np.less), ("le", np.less_equal), ("gt", np.greater), ("ge", np.greater_equal),
+                           ("eq", np.equal), ("ne", np.not_equal))},
+    **{f"__{name}__": _context_unary(ufunc)
+       for name, ufunc in (("neg", np.negative), ("pos", np.positive), ("abs", np.absolute))},
+    "__pow__": _context_power,
 }
 
 
