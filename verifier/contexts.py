@@ -597,7 +597,7 @@ class _ObjectContext(Context):
         return out
 
     def _apply(self, fn, *args, reuse=True):
-        arrays = [self.lift(a) for a in args]
+        arrays = [a.view(np.ndarray) if isinstance(a, Numbers) else self.lift(a) for a in args]
         if isinstance(fn, np.ufunc):
             out = fn(*arrays)
         else:
@@ -607,13 +607,9 @@ class _ObjectContext(Context):
     def _ufunc(self, fn, nin):
         """``np.frompyfunc(fn, nin, 1)``, made once per function and context (``fn``: it or its name)."""
         try:
-            cache = self.__dict__["_ufuncs"]
+            return self.__dict__["_ufuncs"][fn, nin]
         except KeyError:
-            cache = self.__dict__["_ufuncs"] = {}
-        try:
-            return cache[fn, nin]
-        except KeyError:
-            pass
+            cache = self.__dict__.setdefault("_ufuncs", {})
         if fn in _ORDER_UFUNCS and getattr(type(self), fn) is getattr(_ObjectContext, fn):
             # numpy's maximum on objects is ``a if a >= b else b`` (minimum: ``<=``) in C: the
             # same number, ties and nans included, without a Python call per pair
@@ -659,12 +655,16 @@ class _ObjectContext(Context):
         return a if a <= b else b
 
     def _reduce(self, fn, x, axis, keepdims):
-        out = self.lift(x)
-        ndim = out.ndim if type(out) is np.ndarray else np.ndim(out)
-        axes = (axis % ndim,) if isinstance(axis, int) else sorted((a % ndim for a in axis), reverse=True)
+        out = x.view(np.ndarray) if isinstance(x, Numbers) else self.lift(x)
         ufunc = self._ufunc(fn, 2)
-        for a in axes:
-            out = ufunc.reduce(out, axis=a, keepdims=keepdims)
+        ndim = out.ndim if type(out) is np.ndarray else np.ndim(out)
+        if isinstance(axis, int):
+            out = ufunc.reduce(out, axis=axis % ndim, keepdims=keepdims)
+        else:
+            for a in sorted((a % ndim for a in axis), reverse=True):
+                out = ufunc.reduce(out, axis=a, keepdims=keepdims)
+        if type(out) is np.ndarray and out.dtype == object:
+            return out.view(self._numbers)
         return self.wrap(out)
 
     def abs(self, x):
