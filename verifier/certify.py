@@ -235,19 +235,17 @@ def decimal_string(value: Any, dps: int) -> str:
 
 
 def _terminating_decimal(f: Fraction, dps: int) -> str | None:
-    q = f.denominator
-    twos = fives = 0
-    while q % 2 == 0:
-        q //= 2
-        twos += 1
+    den = q = f.denominator
+    twos = (q & -q).bit_length() - 1  # the power of 2 in q, without a loop over it
+    q >>= twos
+    fives = 0
     while q % 5 == 0:
         q //= 5
         fives += 1
     if q != 1:
         return None
     k = max(twos, fives)
-    scaled = f * 10**k
-    digits = str(abs(scaled.numerator))
+    digits = str(abs(f.numerator) * (10**k // den))  # den divides 10^k: f * 10^k exactly
     if len(digits.lstrip("0")) > dps:
         return None
     sign = "-" if f < 0 else ""

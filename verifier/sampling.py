@@ -251,6 +251,21 @@ def _grouped(rng, size, shape, patterns, make, *args):
     return out[rng.permutation(size)]
 
 
+#: value arrays of :func:`_pick`, made once per list of values
+_PICK_VALUES: dict = {}
+
+
+def _pick(rng, values, shape):
+    """``rng.choice(values, shape)``: the same draws and the same generator state afterwards
+    (numpy draws ``integers(0, len(values), shape)`` and indexes), without choice's
+    per-call checks of ``values`` -- a sampled batch makes dozens of these calls."""
+    key = tuple(values)
+    arr = _PICK_VALUES.get(key)
+    if arr is None:
+        arr = _PICK_VALUES[key] = np.asarray(values, dtype=float)
+    return arr[rng.integers(0, len(arr), shape)]
+
+
 def _log_scale(rng, m, lo=-1.0, hi=1.0):
     return 10.0 ** rng.uniform(lo, hi, m)
 
@@ -287,11 +302,11 @@ def _free_pattern(name, rng, m, shape, var: Variable):
             return out.reshape(full)
         return np.broadcast_to(rng.standard_normal((m,) + (1,) * len(shape)), full).copy()
     if name == "signs":
-        return rng.choice([-1.0, 1.0], full) * _per(m, shape, _log_scale(rng, m))
+        return _pick(rng, [-1.0, 1.0], full) * _per(m, shape, _log_scale(rng, m))
     if name == "extreme-scale":
         return rng.standard_normal(full) * _per(m, shape, _log_scale(rng, m, -8, 8))
     if name == "simple-fraction":
-        return rng.integers(-6, 7, full) / rng.choice([1.0, 2.0, 3.0, 4.0], full)
+        return rng.integers(-6, 7, full) / _pick(rng, [1.0, 2.0, 3.0, 4.0], full)
     if name == "uniform-box":
         lo = var.lo if var.lo is not None else -1.0
         hi = var.hi if var.hi is not None else 1.0
@@ -302,7 +317,7 @@ def _free_pattern(name, rng, m, shape, var: Variable):
 def _relation_pattern(name, rng, m, shape, *_):
     full = (m,) + tuple(shape)
     if name == "boundary":
-        return rng.choice([-1.0, 1.0], full)
+        return _pick(rng, [-1.0, 1.0], full)
     if name == "uniform":
         return rng.uniform(-1, 1, full)
     if name == "ternary":
@@ -310,14 +325,14 @@ def _relation_pattern(name, rng, m, shape, *_):
     if name == "one-hot":
         out = np.zeros((m, int(np.prod(shape, dtype=int))))
         if out.shape[1]:
-            out[np.arange(m), rng.integers(0, out.shape[1], m)] = rng.choice([-1.0, 1.0], m)
+            out[np.arange(m), rng.integers(0, out.shape[1], m)] = _pick(rng, [-1.0, 1.0], m)
         return out.reshape(full)
     if name == "constant":
-        return np.broadcast_to(rng.choice([-1.0, 1.0], (m,) + (1,) * len(shape)), full).copy()
+        return np.broadcast_to(_pick(rng, [-1.0, 1.0], (m,) + (1,) * len(shape)), full).copy()
     if name == "zero":
         return np.zeros(full)
     if name == "mostly-boundary":
-        return np.where(rng.random(full) < 0.8, rng.choice([-1.0, 1.0], full), rng.uniform(-1, 1, full))
+        return np.where(rng.random(full) < 0.8, _pick(rng, [-1.0, 1.0], full), rng.uniform(-1, 1, full))
     raise AssertionError(name)
 
 
@@ -331,14 +346,14 @@ def _scalar_pattern(name, rng, m, shape, var: Variable):
             return np.abs(x) + (lo or 0.0)
         if hi is not None and hi <= 0:
             return hi - np.abs(x)
-        return x * rng.choice([-1.0, 1.0], m)
+        return x * _pick(rng, [-1.0, 1.0], m)
 
     if name == "log-uniform":
         return signed(10.0 ** rng.uniform(-4, 3, m))
     if name == "small-int":
         return signed(rng.integers(0, 4, m).astype(float))
     if name == "simple-fraction":
-        return signed(rng.integers(1, 7, m) / rng.choice([2.0, 3.0, 4.0, 8.0], m))
+        return signed(rng.integers(1, 7, m) / _pick(rng, [2.0, 3.0, 4.0, 8.0], m))
     if name == "at-lo":
         return np.full(m, lo) if lo is not None else signed(10.0 ** rng.uniform(-8, -4, m))
     if name == "at-hi":

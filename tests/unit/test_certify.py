@@ -80,3 +80,29 @@ def test_points_decided_without_values_are_shown_at_dps_digits_from_their_exact_
     assert cert.status == "hypothesis-fails"
     with mpmath.workdps(50):
         assert abs(cert.lhs - mpmath.mpf(1) / 3) < mpmath.mpf(10) ** -49  # 53 bits would be off by 1e-17
+
+
+def test_decimal_strings_are_exact_when_they_terminate():
+    """Seeded rationals: a terminating decimal is written out exactly (checked with the
+    decimal module), one that does not is rounded to dps digits."""
+    import decimal
+
+    import numpy as np
+
+    from verifier.certify import decimal_string
+
+    rng = np.random.default_rng(11)
+    for _ in range(500):
+        num = int(rng.integers(-10**12, 10**12))
+        den = 2 ** int(rng.integers(0, 80)) * 5 ** int(rng.integers(0, 40)) * (3 if rng.random() < 0.3 else 1)
+        f = Fraction(num, den)
+        text = decimal_string(f, 50)
+        if f.denominator % 3 == 0:
+            assert len(text.replace("-", "").replace(".", "").lstrip("0")) <= 50 or "e" in text
+            continue
+        with decimal.localcontext() as c:
+            c.prec = 400
+            exact = decimal.Decimal(f.numerator) / decimal.Decimal(f.denominator)
+        if len(str(abs(f.numerator) * (10**200 // f.denominator)).rstrip("0").lstrip("0")) <= 50:
+            assert Fraction(text) == f, (f, text)
+            assert decimal.Decimal(text) == exact
