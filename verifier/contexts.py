@@ -1064,6 +1064,14 @@ class SymbolicContext(_ObjectContext):
         value = Fraction(value)
         return sympy.Rational(value.numerator, value.denominator)
 
+    @contextlib.contextmanager
+    def precision(self):
+        # sympy's numeric internals leave the FPU's overflow flag set, and numpy reports it
+        # after an object loop as "RuntimeWarning: overflow encountered in _log (vectorized)":
+        # noise about floats this context never computes with
+        with np.errstate(all="ignore"):
+            yield
+
     def _convert(self, v):
         if isinstance(v, sympy.Basic):
             return v
