@@ -168,3 +168,24 @@ def test_an_unknown_target_strategy_is_named():
 
     with pytest.raises(ValueError, match="target must be one of es, cmaes, got 'nelder'"):
         SearchConfig(target="nelder")
+
+
+def test_a_population_asked_at_once_is_what_cmaes_asks_point_by_point():
+    """The target phase's fast ``_ask_population`` draws the same points, bit for bit, over
+    generations of ask and tell (seeded dimensions, populations and values)."""
+    from cmaes import CMA
+
+    from verifier.search.target import _ask_population
+
+    for seed in range(12):
+        n, pop = 2 + seed % 6, 4 + seed % 7
+        a = CMA(mean=np.zeros(n), sigma=0.3, population_size=pop, seed=seed)
+        b = CMA(mean=np.zeros(n), sigma=0.3, population_size=pop, seed=seed)
+        values = np.random.default_rng(seed)
+        for _ in range(10):
+            za = np.array([a.ask() for _ in range(a.population_size)])
+            zb = _ask_population(b)
+            assert np.array_equal(za, zb)
+            f = values.standard_normal(len(za))
+            a.tell(list(zip(za, f)))
+            b.tell(list(zip(zb, f)))
