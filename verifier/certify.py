@@ -71,12 +71,12 @@ class Certifier:
         (a hypothesis that fails, a tie, an undecided enclosure) is evaluated again at dps
         digits for the reader.
         """
+        if display not in (True, False, "violations"):
+            raise ValueError(f"display must be True, False or 'violations', got {display!r}")
         try:
             cert = self._exact(check, data, dims)
         except NotRational:
             cert = self._ball(check, data, dims)
-        if display not in (True, False, "violations"):
-            raise ValueError(f"display must be True, False or 'violations', got {display!r}")
         if not display or (display == "violations" and not cert.violated):
             shown = (None, None, None)
         elif cert.ball_values is not None:

@@ -59,11 +59,16 @@ def _family(kind, seed, true, gap=GAP):
 KINDS = ["unit-2", "unit-inf", "unit-1", "orthogonal"]
 
 
+def _proved(kind, seed, true, gap=GAP):
+    """The member's branch-and-bound proof on its smallest dims, and the member's check."""
+    check, n = _family(kind, seed, true=true, gap=gap)
+    return prove(check, make_domain(check, {"n": n}), method="branch-and-bound", time_limit=120), check
+
+
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("seed", range(3))
 def test_true_claims_on_the_sets_are_proved(kind, seed):
-    check, n = _family(kind, seed, true=True)
-    p = prove(check, make_domain(check, {"n": n}), method="branch-and-bound", time_limit=120)
+    p, _ = _proved(kind, seed, true=True)
     assert p.result.verdict.value == "proved", p.result.message
     assert p.details.volume_proved == 1.0 and f"X on the {'orthogonal' if kind == 'orthogonal' else 'unit-vector'} set" in p.result.domain
 
@@ -71,19 +76,16 @@ def test_true_claims_on_the_sets_are_proved(kind, seed):
 def test_rotations_and_reflections_in_three_dimensions():
     """n = 3 through quaternions: a maximum inside a chart needs boxes as small as the square
     root of the gap, in three parameters -- a wider gap keeps the test short."""
-    check, n = _family("orthogonal-3", 7, true=True, gap=Fraction(3, 2))
-    p = prove(check, make_domain(check, {"n": n}), method="branch-and-bound", time_limit=120)
+    p, _ = _proved("orthogonal-3", 7, true=True, gap=Fraction(3, 2))
     assert p.result.verdict.value == "proved", p.result.message
-    check, n = _family("orthogonal-3", 7, true=False, gap=Fraction(3, 2))
-    p = prove(check, make_domain(check, {"n": n}), method="branch-and-bound", time_limit=120)
+    p, _ = _proved("orthogonal-3", 7, true=False, gap=Fraction(3, 2))
     assert p.result.verdict.value == "refuted" and p.result.certified
 
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("seed", range(3))
 def test_false_claims_on_the_sets_are_refuted_on_the_set(kind, seed):
-    check, n = _family(kind, seed, true=False)
-    p = prove(check, make_domain(check, {"n": n}), method="branch-and-bound", time_limit=120)
+    p, check = _proved(kind, seed, true=False)
     assert p.result.verdict.value == "refuted", p.result.message
     cx = p.result.counterexample
     assert p.result.certified and parse_exact(cx.margin) < 0
