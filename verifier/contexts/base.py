@@ -8,6 +8,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from .table import FUNCTIONS
 from .values import exact_decimal
 
 
@@ -43,7 +44,11 @@ class Context:
         with self.precision():
             return {k: self.asarray(np.asarray(v, dtype=object)) for k, v in data.items()}
 
-    # -- elementwise (see FUNCTIONS) --------------------------------------------------
+    # -- elementwise (see FUNCTIONS; the smooth ones are made from the table below) ------
+    def _function(self, row, x):
+        """``row`` of the function table applied to every entry of ``x``."""
+        raise NotImplementedError
+
     def abs(self, x):
         return np.abs(x)
 
@@ -85,3 +90,19 @@ class Context:
     @contextlib.contextmanager
     def precision(self) -> Iterator[None]:
         yield
+
+
+def _table_method(row):
+    def method(self, x):
+        return self._function(row, x)
+
+    method.__name__ = method.__qualname__ = row.name
+    method.__doc__ = f"``{row.name}`` entry by entry" + (f": {row.summary}." if row.summary else ".")
+    return method
+
+
+# every smooth function of the table is a method of every context: each context says how it
+# evaluates a row (``_function``), and a context that needs another formula overrides the name
+for _row in FUNCTIONS:
+    if _row.arity == 1 and not _row.piecewise and not _row.exponent:
+        setattr(Context, _row.name, _table_method(_row))

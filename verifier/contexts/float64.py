@@ -6,7 +6,6 @@ import contextlib
 from fractions import Fraction
 
 import numpy as np
-import scipy.special
 from flint import fmpq
 
 from .base import Context
@@ -33,56 +32,22 @@ class FloatContext(Context):
     def scalar(self, value):
         return float(value)
 
-    def exp(self, x):
-        with np.errstate(over="ignore", invalid="ignore"):
-            return np.exp(_float_args(x))
-
-    def log(self, x):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.log(_float_args(x))
-
-    def sqrt(self, x):
-        with np.errstate(invalid="ignore"):
-            return np.sqrt(_float_args(x))
+    def _function(self, row, x):
+        # outside a function's domain float64 gives nan or inf, as the search expects: no warning
+        with np.errstate(all="ignore"):
+            return row.float(_float_args(x))
 
     def abs(self, x):
         return np.abs(_float_args(x))
 
-    def tanh(self, x):
-        return np.tanh(_float_args(x))
-
-    def sigmoid(self, x):
-        return scipy.special.expit(_float_args(x))
-
-    def softplus(self, x):
-        return np.logaddexp(0.0, _float_args(x))
-
-    def erf(self, x):
-        return scipy.special.erf(_float_args(x))
-
-    def sin(self, x):
-        return np.sin(_float_args(x))
-
-    def cos(self, x):
-        return np.cos(_float_args(x))
-
-    def log1p(self, x):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.log1p(_float_args(x))
-
-    def expm1(self, x):
-        with np.errstate(over="ignore"):
-            return np.expm1(_float_args(x))
-
     def power(self, x, p):
+        if isinstance(p, np.ndarray):  # a variable exponent
+            exponent = _float_args(p)
+        else:
+            k = _integral(p)
+            exponent = float(exact_decimal(p)) if k is None else k * 1.0
         with np.errstate(all="ignore"):
-            return np.power(_float_args(x), float(exact_decimal(p)) if _integral(p) is None else _integral(p) * 1.0)
-
-    def lambertw(self, x):
-        x = _float_args(x)
-        with np.errstate(all="ignore"):
-            w = scipy.special.lambertw(x, 0)
-        return np.where((x >= -1 / np.e) & np.isfinite(x), w.real, np.nan)
+            return np.power(_float_args(x), exponent)
 
     def maximum(self, x, y):
         return np.maximum(_float_args(x), _float_args(y))

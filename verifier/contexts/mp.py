@@ -9,7 +9,7 @@ from fractions import Fraction
 import mpmath
 from flint import fmpq
 
-from .objects import _domain, _ObjectContext
+from .objects import _ObjectContext
 from .values import to_fraction
 
 
@@ -52,41 +52,12 @@ class MPContext(_ObjectContext):
     def _numbers_key(self):
         return (MPContext, self.dps) if type(self) is MPContext else None
 
-    _exp = staticmethod(mpmath.exp)
-    _tanh = staticmethod(mpmath.tanh)
-    _erf = staticmethod(mpmath.erf)
-    _sin = staticmethod(mpmath.sin)
-    _cos = staticmethod(mpmath.cos)
-    _expm1 = staticmethod(mpmath.expm1)
+    column = "mp"
+
+    def _outside(self, domain, a) -> bool:
+        edge = domain.value(self.scalars) if domain.rational is None or domain.rational.denominator != 1 else int(domain.rational)
+        return not (a > edge if domain.strict else a >= edge)
 
     @staticmethod
-    def _log(a):
-        _domain(a > 0, "log", a)
-        return mpmath.log(a)
-
-    @staticmethod
-    def _sqrt(a):
-        _domain(a >= 0, "sqrt", a)
-        return mpmath.sqrt(a)
-
-    @staticmethod
-    def _sigmoid(a):
-        return 1 / (1 + mpmath.exp(-a))
-
-    @staticmethod
-    def _softplus(a):
-        return mpmath.log1p(mpmath.exp(a)) if a < 0 else a + mpmath.log1p(mpmath.exp(-a))
-
-    @staticmethod
-    def _log1p(a):
-        _domain(a > -1, "log1p", a)
-        return mpmath.log1p(a)
-
-    @staticmethod
-    def _lambertw(a):
-        _domain(a >= -mpmath.exp(-1), "lambertw", a)
-        return mpmath.re(mpmath.lambertw(a))
-
-    def _power_real(self, a, q):
-        _domain(a > 0 or (a == 0 and q > 0), "power with a non-integer exponent", a)
-        return a ** self.scalar(q) if a else mpmath.mpf(0)
+    def _constant(name):
+        return {"pi": mpmath.pi, "e": mpmath.e}[name]

@@ -8,7 +8,7 @@ import numpy as np
 
 from .base import Context
 from .errors import DomainError, FloatLiteralError, NotRational
-from .table import _FUNCTION_NAMES
+from .table import BY_NAME, Scalars, power_int
 from .values import Bound, _integral, exact_decimal, to_fraction
 
 
@@ -43,8 +43,9 @@ class Numbers(np.ndarray):
             # viewed in place, the context's own numbers and cached constants pass as they are
             if len(inputs) == 2:
                 a, b = inputs
-                if ufunc is np.power and isinstance(b, (int, np.integer, Fraction)):
-                    return ctx.power(a, b)  # ``x ** 2`` keeps its int exponent; ``x ** Fraction(1, 2)`` is a root
+                if ufunc is np.power and isinstance(b, (int, np.integer, Fraction, np.ndarray)):
+                    # ``x ** 2`` keeps its int exponent; ``x ** Fraction(1, 2)`` is a root; ``x ** y`` is power(x, y)
+                    return ctx.power(a, b if not isinstance(b, np.ndarray) or b.dtype == object else ctx.lift(b))
                 result = ufunc(a.view(np.ndarray) if isinstance(a, Numbers) else ctx.lift(a),
                                b.view(np.ndarray) if isinstance(b, Numbers) else ctx.lift(b))
             else:
@@ -146,6 +147,8 @@ def _constant_key(value) -> tuple:
         return (Fraction, value.numerator, value.denominator)
     return (type(value), value)
 
+
+POWER = BY_NAME["power"]
 
 _ORDER_UFUNCS = {"_max2": np.maximum, "_min2": np.minimum}
 
@@ -306,6 +309,8 @@ class _ObjectContext(Context):
         return self.wrap(np.sum(self.lift(x), axis=axis, keepdims=keepdims))
 
     def power(self, x, p):
+        if isinstance(p, np.ndarray):  # a variable exponent: entry by entry
+            return self._apply("_power2", x, p)
         k = _integral(p)
         if k is not None:
             return self._apply(lambda a: self._power_int(a, k), x, reuse=False)
@@ -313,71 +318,71 @@ class _ObjectContext(Context):
         return self._apply(lambda a: self._power_real(a, q), x, reuse=False)
 
     def _power_int(self, a, k):
-        if k < 0 and a == 0:
-            raise ZeroDivisionError("power: zero to a negative power")
-        return a**k
+        return power_int(a, k)
+
+    def _power_real(self, a, q: Fraction):
+        return self._power2(a, self.scalar(q))
+
+    def _power2(self, a, p):
+        return self._one(POWER)(a, p)
 
     #: what a context without a function raises (the SMT context: "not decidable")
     unavailable_error: type[ArithmeticError] = NotRational
-
-    def _power_real(self, a, q: Fraction):
-        raise self.unavailable_error(f"power with a non-integer exponent is not available in the {self.name} context")
+    #: which column of the function table holds this context's forms (None: none of them)
+    column: str | None = None
 
     def __getattr__(self, name):
         if name == "_numbers":  # made on first use, then an instance attribute (no call per operation)
             cls = self.__dict__["_numbers"] = self._make_numbers()
             return cls
-        # a context that lacks a function's scalar form says so when the function is used
-        if name.startswith("_") and name[1:] in _FUNCTION_NAMES:
-            def unavailable(*_):
-                raise self.unavailable_error(f"{name[1:]} is not available in the {self.name} context")
-
-            return unavailable
         raise AttributeError(name)
 
-    # the remaining functions of FUNCTIONS, each the scalar method ``_NAME``
-    def exp(self, x):
-        return self._apply("_exp", x)
+    # -- the function table ----------------------------------------------------------------
+    def _function(self, row, x):
+        return self._apply(self._one(row), x)
 
-    def log(self, x):
-        return self._apply("_log", x)
+    def _one(self, row):
+        """This context's form of ``row`` on one number, domain checked (made once per row)."""
+        ones = self.__dict__.setdefault("_ones", {})
+        fn = ones.get(row.name)
+        if fn is None:
+            fn = ones[row.name] = self._make_one(row)
+        return fn
 
-    def sqrt(self, x):
-        return self._apply("_sqrt", x)
+    def _make_one(self, row):
+        form = getattr(row, self.column) if self.column else None
+        if form is None:  # a context that lacks a function's form says so when the function is used
+            def unavailable(*_):
+                raise self.unavailable_error(f"{row.name} is not available in the {self.name} context")
 
-    def tanh(self, x):
-        return self._apply("_tanh", x)
+            return unavailable
+        if row.domain is None:
+            return form
+        outside, domain, name = self._outside, row.domain, row.name
 
-    def sigmoid(self, x):
-        return self._apply("_sigmoid", x)
+        def checked(a):
+            if outside(domain, a):
+                raise DomainError(f"{name} is undefined at {a}")
+            return form(a)
 
-    def softplus(self, x):
-        return self._apply("_softplus", x)
+        return checked
 
-    def erf(self, x):
-        return self._apply("_erf", x)
+    def _outside(self, domain, a) -> bool:
+        """True when ``a`` is certainly outside ``domain`` (an :class:`~.table.Above`)."""
+        raise NotImplementedError
 
-    def sin(self, x):
-        return self._apply("_sin", x)
+    @property
+    def scalars(self) -> Scalars:
+        """This context's functions of one number, by name: what derivatives are written in."""
+        out = self.__dict__.get("_scalars")
+        if out is None:
+            out = self.__dict__["_scalars"] = Scalars(self._one, self._constant, self.scalar)
+        return out
 
-    def cos(self, x):
-        return self._apply("_cos", x)
-
-    def log1p(self, x):
-        return self._apply("_log1p", x)
-
-    def expm1(self, x):
-        return self._apply("_expm1", x)
-
-    def lambertw(self, x):
-        return self._apply("_lambertw", x)
+    def _constant(self, name: str):
+        raise NotRational(f"{name} is irrational")
 
 
 def _ratio_text(v) -> str:
     q = Fraction(repr(float(v)))
     return f"{q.numerator}, {q.denominator}"
-
-
-def _domain(ok: bool, what: str, a) -> None:
-    if not ok:
-        raise DomainError(f"{what} is undefined at {a}")

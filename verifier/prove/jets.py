@@ -27,9 +27,11 @@ from fractions import Fraction
 
 from flint import arb, fmpq
 
-from ..contexts import BallContext, to_fraction
+from ..contexts import BallContext, DomainError, to_fraction
+from ..contexts.table import BY_NAME, Scalars
 
 ZERO = arb(0)
+POWER = BY_NAME["power"]
 
 
 def _ball(q) -> arb:
@@ -120,6 +122,10 @@ class Jet:
     def enclosure(self) -> arb:
         """The tighter of the plain and the centred enclosure (their intersection)."""
         a, b = self.v, self.centred()
+        if not b.is_finite():  # an unknown gradient (a function undefined on part of the box) gives no centred form
+            return a
+        if not a.is_finite():
+            return b
         try:
             out = a.intersection(b)
         except ValueError:  # disjoint cannot happen for correct enclosures; keep the plain one
@@ -448,6 +454,15 @@ class JetContext(BallContext):
         self.max_choices = max_choices
         self.used = 0
         self.needs_choice = False
+        self._assumption_source = self._assumptions = None
+
+    @property
+    def scalars(self) -> Scalars:
+        """The ball functions of one number (derivatives and domain edges are balls, not Jets)."""
+        out = self.__dict__.get("_scalars")
+        if out is None:
+            out = self.__dict__["_scalars"] = Scalars(self._one, self._constant, lambda q: BallContext.scalar(self, q))
+        return out
 
     def scalar(self, value):
         return Jet.const(Fraction(value), self.frame)
@@ -491,7 +506,8 @@ class JetContext(BallContext):
         hull = BallContext._max2 if larger else BallContext._min2
         if a.g is not None and b.g is not None:
             self.undecided.append(tuple(x - y for x, y in zip(a.g, b.g)))
-        return Jet(hull(a.v, b.v), hull(a.c, b.c), _hull_grad(a, b), a.f)
+        # a minimum remembers its operands: a hypothesis min(x) > 0 implies each x_i > 0
+        return Jet(hull(a.v, b.v), hull(a.c, b.c), _hull_grad(a, b), a.f, None if larger else ("min", a, b))
 
     def _max2(self, a, b):
         return self._extreme(a, b, True)
@@ -516,14 +532,170 @@ class JetContext(BallContext):
     def abs(self, x):
         return self._elementwise(self._abs1, x)
 
-    def exp(self, x):
-        return self._elementwise(lambda j: j.apply("exp", arb.exp, arb.exp), x)
+    # -- the function table: value from the ball form, gradient by the chain rule ----------
+    def _function(self, row, x):
+        return self._apply(self._jet_form(row), x)
 
-    def log(self, x):
-        return self._elementwise(lambda j: j.apply("log", arb.log, lambda e: 1 / e), x)
+    def _jet_form(self, row):
+        """f on one Jet, made once per row (a cached ufunc is found by the function object)."""
+        forms = self.__dict__.setdefault("_jet_forms", {})
+        fn = forms.get(row.name)
+        if fn is None:
+            fn = forms[row.name] = lambda j: self.frame.cached((row.name, id(j)), lambda: self._new_jet(row, j), j)
+        return fn
 
-    def sqrt(self, x):
-        return self._elementwise(lambda j: j.apply("sqrt", arb.sqrt, lambda e: 1 / (2 * arb.sqrt(e))), x)
+    def _new_jet(self, row, j):
+        form = self._one(row)  # the ball form: raises DomainError where the whole box is outside the domain
+        e = j.enclosure()
+        if row.domain is not None and not self._inside(row.domain, e):
+            return self._partly_defined(row, j, e)
+        value = form(e)
+        if row.increasing and e.rad() > 0:
+            # an increasing function lies between its values at the ends, which arb's enclosure
+            # of a wide ball does not always see (none at all for sqrt of a ball reaching 0)
+            ends = row.ball(e.lower()).union(row.ball(e.upper()))
+            value = _both(value, ends) if value.is_finite() else ends
+        g = None
+        if j.g is not None:
+            slope = _clamp(row.derivative(self.scalars, e), row.slopes)
+            g = tuple(_times(slope, x) for x in j.g)
+        return Jet(_clamp(value, row.values), _clamp(form(j.c), row.values), g, self.frame, ("exp", j) if row.name == "exp" else None)
+
+    def _inside(self, domain, e) -> bool:
+        edge = domain.value(self.scalars)
+        return bool(e > edge) if domain.strict else bool(e >= edge)
+
+    def _partly_defined(self, row, j, e):
+        """f where its argument reaches past the edge of its domain on part of the box.
+
+        The hypotheses must exclude that part (else :class:`PartlyDefined`, and the box is
+        split where the argument crosses the edge).  The value is then enclosed on the part
+        inside the domain, from the ends (the functions with a domain edge are increasing);
+        the gradient is unknown, since the mean-value theorem needs the function on the
+        whole box.
+        """
+        domain = row.domain
+        edge = domain.value(self.scalars)
+        if self._outside(domain, e):
+            raise PartlyDefined(f"{row.name} is undefined on the whole box", j.g)
+        self._require(j, edge, domain.strict, row.name)
+        value = _clamp(row.ball(edge).union(row.ball(e.upper())) if row.increasing else arb.nan(), row.values)
+        centre = _clamp(self._one(row)(j.c), row.values) if self._inside(domain, j.c) else value
+        return Jet(value, centre, None if j.g is None else tuple(arb.nan() for _ in j.g), self.frame)
+
+    # -- power: x^p with p a number or a variable ------------------------------------------
+    def _power_int(self, a, k):
+        a = self._convert(a)
+        if k >= 1:
+            return a**k
+        if k == 0:
+            return Jet.const(1, self.frame)
+        return 1 / a ** (-k)
+
+    def _power2(self, a, p):
+        a, p = self._convert(a), self._convert(p)
+        return self.frame.cached(("power", id(a), id(p)), lambda: self._new_power(a, p), a, p)
+
+    def _new_power(self, a, p):
+        ea, ep = a.enclosure(), p.enclosure()
+        if p.g is None and ep.is_exact() and ep.is_integer():  # a constant integer exponent: exact products
+            return self._power_int(a, int(ep.unique_fmpz()))
+        form = self._one(POWER)  # raises DomainError where the whole box is outside (a < 0, or a <= 0 with p <= 0)
+        positive = bool(ep > 0)
+        inside = bool(ea > 0) or (positive and bool(ea >= 0))
+        if bool(ea < 0) or (not positive and bool(ea <= 0)):
+            raise PartlyDefined("power with a non-integer exponent is undefined on the whole box", a.g)
+        if not inside:
+            self._require(a, ZERO, not positive, "power with a non-integer exponent")
+        top = ea.upper()
+        if inside and bool(ea > 0):
+            value = form(ea, ep)
+        elif positive:  # x^p on [0, t] with p > 0 lies in [0, max t^p]
+            value = arb(0).union(top**ep if not top.is_zero() else arb(0))
+        else:
+            value = arb.nan()
+        centre = form(a.c, p.c) if (bool(a.c > 0) or (positive and bool(a.c >= 0))) else value
+        g = None
+        if a.g is not None or p.g is not None:
+            if inside and bool(ea > 0):
+                dx, dp = POWER.derivative(self.scalars, ea, ep)
+                g = tuple(_times(dx, x) + _times(dp, y) for x, y in zip(_zeros(a, p), _zeros(p, a)))
+            else:
+                g = tuple(arb.nan() for _ in (a.g or p.g))
+        return Jet(value, centre, g, self.frame)
+
+    # -- what the hypotheses say about the box ---------------------------------------------
+    def assume(self, hypotheses) -> None:
+        """``hypotheses()`` gives [(margin Jet, strict)] of the claim's hypotheses, evaluated in
+        this context (so the same computation is the same object); called when first needed."""
+        self._assumption_source, self._assumptions = hypotheses, None
+
+    def _hypotheses(self):
+        if self._assumptions is None:
+            source, self._assumption_source, self._assumptions = self._assumption_source, None, []
+            if source is not None:
+                try:  # a hypothesis that itself needs one gets none (the list is empty meanwhile)
+                    self._assumptions = [(h if isinstance(h, Jet) else self._convert(h), strict) for h, strict in source()]
+                except (ArithmeticError, ValueError):
+                    self._assumptions = []
+        return self._assumptions
+
+    def _require(self, j, edge, strict, name):
+        """Raise :class:`PartlyDefined` unless a hypothesis implies ``j > edge`` (``>=``) on the box.
+
+        Shown when ``j - h >= edge`` on the box for a hypothesis ``h >= 0`` (``h > 0``), where
+        ``h`` is that margin or a minimum taken over it: a radicand that is the margin of a
+        hypothesis gives ``j - h = 0`` exactly, since the same computation is the same Jet.
+        """
+        for h, h_strict in self._hypotheses():
+            for low in _lower_parts(h):
+                gap = (j - low).enclosure() - edge
+                if bool(gap >= 0) and (not strict or h_strict or bool(gap > 0)):
+                    return
+        raise PartlyDefined(f"{name} is undefined on part of the box, and no hypothesis excludes that part", j.g)
 
 
-__all__ = ["Jet", "JetContext", "interval_ball"]
+def _both(a: arb, b: arb) -> arb:
+    """Two enclosures of one number: their intersection (the first, should they not meet)."""
+    try:
+        return a.intersection(b)
+    except ValueError:
+        return a
+
+
+def _clamp(x: arb, bounds) -> arb:
+    """``x`` cut to ``[lo, hi]`` (a bound None: open that side), bounds the true value always obeys
+    (tanh in [-1, 1], its slope in [0, 1]): arb's enclosure of a wide ball often is not."""
+    lo, hi = bounds
+    if lo is None and hi is None:
+        return x
+    if not x.is_finite():
+        return interval_ball(Fraction(lo), Fraction(hi)) if lo is not None and hi is not None else x
+    if hi is not None and x.upper() > _ball(hi):
+        x = _ball(hi) - (_ball(hi) - x).nonnegative_part()
+    if lo is not None and x.lower() < _ball(lo):
+        x = (x - _ball(lo)).nonnegative_part() + _ball(lo)
+    return x
+
+
+def _lower_parts(h):
+    """h, and for h = min(a, b) (left undecided) the parts a and b, each >= h."""
+    out, stack = [], [h]
+    while stack:
+        x = stack.pop()
+        out.append(x)
+        if x.origin is not None and x.origin[0] == "min":
+            stack += [x.origin[1], x.origin[2]]
+    return out
+
+
+class PartlyDefined(DomainError):
+    """A function's argument crosses the edge of its domain on the box, and no hypothesis
+    excludes the part outside.  ``guide``: the argument's gradient (where to split)."""
+
+    def __init__(self, message, guide=None):
+        super().__init__(message)
+        self.guides = (guide,) if guide is not None else ()
+
+
+__all__ = ["Jet", "JetContext", "PartlyDefined", "interval_ball"]
