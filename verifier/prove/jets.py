@@ -42,7 +42,17 @@ def _ball(q) -> arb:
 
 
 def interval_ball(lo: Fraction, hi: Fraction) -> arb:
-    """A ball containing the whole interval [lo, hi]."""
+    """A ball containing the whole interval [lo, hi], with an end at 0 exactly there.
+
+    A ball's radius is rounded up, so the union of -2 and 0 reaches 2e-9 past 0 and a box
+    [-2, 0] could never show a hypothesis ``x > 0`` false on it; the nonnegative part of a
+    ball has its lower end at 0 exactly.
+    """
+    if lo == 0 < hi:
+        half = _ball(Fraction(hi) / 2)
+        return arb(half, half).nonnegative_part()
+    if lo < 0 == hi:
+        return -interval_ball(Fraction(0), -Fraction(lo))
     return _ball(lo).union(_ball(hi))
 
 
@@ -131,8 +141,11 @@ class Jet:
         except ValueError:  # disjoint cannot happen for correct enclosures; keep the plain one
             return a
         # a ball's radius is rounded up, so the intersection of [0, t] with a ball reaching
-        # below 0 can dip below 0 by an ulp; a square or an abs must stay >= 0 to prove x^2 >= 0
-        return out.nonnegative_part() if a >= 0 else out
+        # below 0 can dip below 0 by an ulp; a square or an abs must stay >= 0 to prove x^2 >= 0,
+        # and a coordinate on [-t, 0] <= 0 to show a hypothesis x > 0 false there
+        if a >= 0:
+            return out.nonnegative_part()
+        return -(-out).nonnegative_part() if a <= 0 else out
 
     def mid(self):
         return self.v.mid()
@@ -641,18 +654,47 @@ class JetContext(BallContext):
         return self._assumptions
 
     def _require(self, j, edge, strict, name):
-        """Raise :class:`PartlyDefined` unless a hypothesis implies ``j > edge`` (``>=``) on the box.
+        """Raise :class:`PartlyDefined` unless the hypotheses imply ``j > edge`` (``>=``) on the box."""
+        if not (self._implied(j, strict) if edge == 0 else self._bounded_by_hypothesis(j, edge, strict)):
+            raise PartlyDefined(f"{name} is undefined on part of the box, and no hypothesis excludes that part", j.g)
 
-        Shown when ``j - h >= edge`` on the box for a hypothesis ``h >= 0`` (``h > 0``), where
-        ``h`` is that margin or a minimum taken over it: a radicand that is the margin of a
-        hypothesis gives ``j - h = 0`` exactly, since the same computation is the same Jet.
-        """
+    def _bounded_by_hypothesis(self, j, edge, strict) -> bool:
+        """``j - h >= edge`` on the box for a hypothesis ``h >= 0`` (``h > 0``), ``h`` its margin or a
+        minimum taken over it.  A radicand that is the margin of a hypothesis gives ``j - h = 0``
+        exactly, since the same computation is the same Jet."""
         for h, h_strict in self._hypotheses():
             for low in _lower_parts(h):
                 gap = (j - low).enclosure() - edge
                 if bool(gap >= 0) and (not strict or h_strict or bool(gap > 0)):
-                    return
-        raise PartlyDefined(f"{name} is undefined on part of the box, and no hypothesis excludes that part", j.g)
+                    return True
+        return False
+
+    def _implied(self, j, strict, depth: int = 4) -> bool:
+        """``j > 0`` (``>= 0``) wherever the hypotheses hold on the box: by its enclosure, by a
+        hypothesis, or as a sum or product of parts that are (a x + b y with x, y > 0)."""
+        e = j.enclosure()
+        if bool(e > 0) if strict else bool(e >= 0):
+            return True
+        if self._bounded_by_hypothesis(j, ZERO, strict):
+            return True
+        if depth == 0:
+            return False
+        if j.origin is not None and j.origin[0] == "sum":
+            terms = j.origin[1]
+            return (all(self._implied(t, False, depth - 1) for t in terms)
+                    and (not strict or any(self._implied(t, True, depth - 1) for t in terms)))
+        return any(self._implied(base, strict, depth - 1) and self._implied(coef, strict, depth - 1) for base, coef in j.factors)
+
+
+def _lower_parts(h):
+    """h, and for h = min(a, b) (left undecided) the parts a and b, each >= h."""
+    out, stack = [], [h]
+    while stack:
+        x = stack.pop()
+        out.append(x)
+        if x.origin is not None and x.origin[0] == "min":
+            stack += [x.origin[1], x.origin[2]]
+    return out
 
 
 def _both(a: arb, b: arb) -> arb:
@@ -676,17 +718,6 @@ def _clamp(x: arb, bounds) -> arb:
     if lo is not None and x.lower() < _ball(lo):
         x = (x - _ball(lo)).nonnegative_part() + _ball(lo)
     return x
-
-
-def _lower_parts(h):
-    """h, and for h = min(a, b) (left undecided) the parts a and b, each >= h."""
-    out, stack = [], [h]
-    while stack:
-        x = stack.pop()
-        out.append(x)
-        if x.origin is not None and x.origin[0] == "min":
-            stack += [x.origin[1], x.origin[2]]
-    return out
 
 
 class PartlyDefined(DomainError):
