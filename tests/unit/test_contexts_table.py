@@ -103,3 +103,21 @@ def test_a_variable_exponent_is_searched_in_every_context():
     result = run_check(false.checks()[0], SearchConfig(seed=0, budget=4000))
     assert result.verdict.value == "refuted", result.message
     assert result.counterexample is not None
+
+
+def test_ball_forms_refuse_anything_but_a_ball():
+    """arb's functions called unbound read any object as a ball: a Jet handed to arb.tanh made FLINT
+    abort the process (``Unable to allocate memory``).  The table's ball forms are the ball's own
+    methods, and the ball context refuses anything else before arb sees it."""
+    from verifier.contexts.table import FUNCTIONS as ROWS
+    from verifier.prove.jets import Frame, Jet
+
+    jet = Jet.const(Fraction(1, 3), Frame([None]))
+    ball = BallContext(64)
+    for row in ROWS:
+        if row.ball is None or row.exponent:
+            continue
+        with pytest.raises(AttributeError):
+            row.ball(jet)
+        with ball.precision(), pytest.raises(TypeError, match="needs a ball"):
+            ball._one(row)(jet)

@@ -11,12 +11,16 @@ the jets from the start.  A context without a form of a function raises its
 The ball form must enclose the function's values on the whole ball it is given (arb's own
 functions do: each is a rigorous enclosure), and the derivative, evaluated in ball
 arithmetic on a ball, then encloses the derivative on that ball (each operation of the
-formula being an enclosure): that is what makes the jets' mean-value forms rigorous.
+formula being an enclosure): that is what makes the jets' mean-value forms rigorous.  The
+ball forms call the ball's own method (``a.tanh()``), never arb's function unbound
+(``arb.tanh(a)``), which reads whatever it is given as a ball: a Jet handed to it made
+FLINT abort the process.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import methodcaller
 from fractions import Fraction
 from typing import Any, Callable
 
@@ -225,19 +229,19 @@ def _power_derivative(f, x, p):
 #: The elementwise functions every context implements (names as in numpy/scipy).
 FUNCTIONS: tuple[Function, ...] = (
     Function("exp", summary="e^x", increasing=True, values=(0, None), slopes=(0, None),
-             float=np.exp, mp=mpmath.exp, exact=_at_zero("exp", 1), ball=arb.exp, symbolic=sympy.exp,
+             float=np.exp, mp=mpmath.exp, exact=_at_zero("exp", 1), ball=methodcaller("exp"), symbolic=sympy.exp,
              derivative=lambda f, x: f.exp(x)),
     Function("log", summary="natural log; undefined for x <= 0", domain=Above(0, strict=True), increasing=True,
              slopes=(0, None),
-             float=np.log, mp=mpmath.log, exact=_exact_log, ball=arb.log, symbolic=sympy.log,
+             float=np.log, mp=mpmath.log, exact=_exact_log, ball=methodcaller("log"), symbolic=sympy.log,
              derivative=lambda f, x: 1 / x),
     Function("sqrt", summary="square root; undefined for x < 0", domain=Above(0, strict=False), increasing=True,
              values=(0, None), slopes=(0, None),
-             float=np.sqrt, mp=mpmath.sqrt, exact=_exact_sqrt, ball=arb.sqrt, symbolic=sympy.sqrt,
+             float=np.sqrt, mp=mpmath.sqrt, exact=_exact_sqrt, ball=methodcaller("sqrt"), symbolic=sympy.sqrt,
              derivative=lambda f, x: 1 / (2 * f.sqrt(x))),
     Function("abs", summary="|x|", piecewise=True),
     Function("tanh", increasing=True, values=(-1, 1), slopes=(0, 1),
-             float=np.tanh, mp=mpmath.tanh, exact=_at_zero("tanh", 0), ball=arb.tanh, symbolic=sympy.tanh,
+             float=np.tanh, mp=mpmath.tanh, exact=_at_zero("tanh", 0), ball=methodcaller("tanh"), symbolic=sympy.tanh,
              derivative=lambda f, x: 1 - f.tanh(x) ** 2),
     Function("sigmoid", summary="1 / (1 + e^-x) (scipy.special.expit)", increasing=True,
              values=(0, 1), slopes=(0, Fraction(1, 4)),
@@ -249,21 +253,21 @@ FUNCTIONS: tuple[Function, ...] = (
              symbolic=lambda a: sympy.log(1 + sympy.exp(a)),
              derivative=lambda f, x: f.sigmoid(x)),
     Function("erf", increasing=True, values=(-1, 1), slopes=(0, Fraction(113, 100)),  # erf' <= 2 / sqrt(pi) = 1.128...
-             float=scipy.special.erf, mp=mpmath.erf, exact=_at_zero("erf", 0), ball=arb.erf, symbolic=sympy.erf,
+             float=scipy.special.erf, mp=mpmath.erf, exact=_at_zero("erf", 0), ball=methodcaller("erf"), symbolic=sympy.erf,
              derivative=lambda f, x: 2 * f.exp(-(x * x)) / f.sqrt(f.pi)),
     Function("sin", values=(-1, 1), slopes=(-1, 1),
-             float=np.sin, mp=mpmath.sin, exact=_at_zero("sin", 0), ball=arb.sin, symbolic=sympy.sin,
+             float=np.sin, mp=mpmath.sin, exact=_at_zero("sin", 0), ball=methodcaller("sin"), symbolic=sympy.sin,
              derivative=lambda f, x: f.cos(x)),
     Function("cos", values=(-1, 1), slopes=(-1, 1),
-             float=np.cos, mp=mpmath.cos, exact=_at_zero("cos", 1), ball=arb.cos, symbolic=sympy.cos,
+             float=np.cos, mp=mpmath.cos, exact=_at_zero("cos", 1), ball=methodcaller("cos"), symbolic=sympy.cos,
              derivative=lambda f, x: -f.sin(x)),
     Function("log1p", summary="log(1 + x); undefined for x <= -1", domain=Above(-1, strict=True), increasing=True,
              slopes=(0, None),
-             float=np.log1p, mp=mpmath.log1p, exact=_at_zero("log1p", 0), ball=arb.log1p,
+             float=np.log1p, mp=mpmath.log1p, exact=_at_zero("log1p", 0), ball=methodcaller("log1p"),
              symbolic=lambda a: sympy.log(1 + a),
              derivative=lambda f, x: 1 / (1 + x)),
     Function("expm1", summary="e^x - 1", increasing=True, values=(-1, None), slopes=(0, None),
-             float=np.expm1, mp=mpmath.expm1, exact=_at_zero("expm1", 0), ball=arb.expm1,
+             float=np.expm1, mp=mpmath.expm1, exact=_at_zero("expm1", 0), ball=methodcaller("expm1"),
              symbolic=lambda a: sympy.exp(a) - 1,
              derivative=lambda f, x: f.exp(x)),
     Function("power", exponent=True, summary="x^p for a real number or a variable p; a negative base needs an integer p",
@@ -272,7 +276,7 @@ FUNCTIONS: tuple[Function, ...] = (
     Function("lambertw", summary="principal branch W_0; undefined for x < -1/e", domain=Above(lambda f: -1 / f.e, strict=False),
              increasing=True, values=(-1, None), slopes=(0, None),
              float=_float_lambertw, mp=lambda a: mpmath.re(mpmath.lambertw(a)), exact=_at_zero("lambertw", 0),
-             ball=arb.lambertw, symbolic=sympy.LambertW,
+             ball=methodcaller("lambertw"), symbolic=sympy.LambertW,
              # W' = 1 / (x + e^W) = e^-W / (1 + W): the second form is finite wherever W > -1
              derivative=lambda f, x: f.exp(-f.lambertw(x)) / (1 + f.lambertw(x))),
     Function("maximum", arity=2, piecewise=True),
