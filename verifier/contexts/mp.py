@@ -54,8 +54,17 @@ class MPContext(_ObjectContext):
 
     column = "mp"
 
+    def _outside_test(self, domain):
+        edge = domain.integral
+        if edge is None:  # an irrational edge, computed at the precision of the call
+            return super()._outside_test(domain)
+        # the re-check calls this for every entry: an int edge is compared as it is
+        return (lambda a: not a > edge) if domain.strict else (lambda a: not a >= edge)
+
     def _outside(self, domain, a) -> bool:
-        edge = domain.value(self.scalars) if domain.rational is None or domain.rational.denominator != 1 else int(domain.rational)
+        edge = domain.integral
+        if edge is None:
+            edge = domain.value(self.scalars)
         return not (a > edge if domain.strict else a >= edge)
 
     @staticmethod

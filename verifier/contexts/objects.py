@@ -358,14 +358,18 @@ class _ObjectContext(Context):
             return unavailable
         if row.domain is None:
             return form
-        outside, domain, name = self._outside, row.domain, row.name
+        outside, name = self._outside_test(row.domain), row.name
 
         def checked(a):
-            if outside(domain, a):
+            if outside(a):
                 raise DomainError(f"{name} is undefined at {a}")
             return form(a)
 
         return checked
+
+    def _outside_test(self, domain):
+        """``a -> True`` when ``a`` is certainly outside ``domain`` (made once per row)."""
+        return lambda a: self._outside(domain, a)
 
     def _outside(self, domain, a) -> bool:
         """True when ``a`` is certainly outside ``domain`` (an :class:`~.table.Above`)."""

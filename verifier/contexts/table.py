@@ -48,6 +48,12 @@ class Above:
     def rational(self) -> Fraction | None:
         return None if callable(self.edge) else Fraction(self.edge)
 
+    @property
+    def integral(self) -> int | None:
+        """The edge as an int when it is one (compared with any number type, at no cost)."""
+        q = self.rational
+        return int(q) if q is not None and q.denominator == 1 else None
+
     def value(self, fns: "Scalars"):
         """The edge as one of the context's numbers."""
         return self.edge(fns) if callable(self.edge) else fns.number(Fraction(self.edge))
