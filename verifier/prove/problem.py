@@ -178,7 +178,7 @@ class BoxProblem:
         """
         part = self.check.part
         if self.check.hypotheses and isinstance(ctx, JetContext):
-            ctx.assume(lambda: zip(self.hypotheses(ctx, data), (h.strict for h in self.check.hypotheses)))
+            ctx.assume(lambda jets: zip(self.hypotheses(jets, data), (h.strict for h in self.check.hypotheses)))
         if not part.elementwise:
             return [self.check.evaluate(ctx, data, self.domain.dims, with_hypotheses=False).margin[0]]
         v = self.check.values(data, self.domain.dims)
@@ -211,7 +211,9 @@ class BoxProblem:
             except NeedsChoice:
                 stack += [choices + (1,), choices + (0,)]
                 continue
-            self.undecided += ctx.undecided[:1]
+            finally:
+                undecided = ctx.release()
+            self.undecided += undecided[:1]
         return out
 
     def anchored(self, box, max_choices):
