@@ -39,6 +39,10 @@ MAX_NUMBER_CHARS = 4_000
 MAX_FILE_BYTES = 8 * 2**20
 #: nesting of arrays and objects in a JSON file
 MAX_NESTING = 32
+#: characters of a paper slug, claim id, part or reading name: each becomes part of a file's path
+#: (folders ``<paper>/<claim>/``, file ``<part>-<reading>-seed<N>.json``), which stays far below
+#: the 255 bytes a file name may have
+MAX_NAME_CHARS = 100
 
 
 class LimitError(ValueError):
@@ -89,13 +93,39 @@ def check_exponent(exponent: int) -> int:
     return exponent
 
 
+def check_name(text, path_component: bool) -> str:
+    """A claim id, paper slug, part or reading name that a stored file's path is made from.
+
+    Every name: a non-empty string of at most ``MAX_NAME_CHARS`` characters without control
+    characters.  A ``path_component`` (the paper and the claim id: folders of the store) also
+    has no path separator and is neither ``.`` nor ``..``, so it names one folder inside the
+    store and nothing else.  Part and reading names only enter a file name through a filter
+    that keeps ``[A-Za-z0-9_.-]``, so they may hold separators (a reading ``explicit-2A/L``).
+    """
+    if not isinstance(text, str):
+        raise LimitError(f"must be a string, got {type(text).__name__}")
+    if not text:
+        raise LimitError("must not be empty")
+    if len(text) > MAX_NAME_CHARS:
+        raise LimitError(f"{len(text):,} characters, longer than the limit of {MAX_NAME_CHARS}")
+    bad = next((ch for ch in text if ord(ch) < 32 or 127 <= ord(ch) < 160 or ch in "\u2028\u2029"), None)
+    if bad is not None:
+        raise LimitError(f"holds the control character {bad!r}")
+    if path_component:
+        if "/" in text or "\\" in text:
+            raise LimitError("holds a path separator (/ or \\): it names a folder of the counterexample store")
+        if text in (".", ".."):
+            raise LimitError(f"{text!r} is not a folder name")
+    return text
+
+
 def _short(value: int) -> str:
     # str() of a huge int is itself refused by Python (and slow): describe its size instead
     return str(value) if abs(value) < 10**30 else f"a number of about {int(value.bit_length() * 0.30103):,} digits"
 
 
 __all__ = [
-    "LimitError", "MAX_BUDGET", "MAX_DIM", "MAX_DPS", "MAX_ENTRIES", "MAX_FILE_BYTES", "MAX_NESTING", "MAX_NUMBER_CHARS",
-    "MAX_ROUNDS", "MAX_SECONDS", "MAX_SEED", "MIN_DPS", "available_cores", "capped_jobs", "check_exponent", "check_int",
+    "LimitError", "MAX_BUDGET", "MAX_DIM", "MAX_NAME_CHARS", "MAX_DPS", "MAX_ENTRIES", "MAX_FILE_BYTES", "MAX_NESTING", "MAX_NUMBER_CHARS",
+    "MAX_ROUNDS", "MAX_SECONDS", "MAX_SEED", "MIN_DPS", "available_cores", "capped_jobs", "check_exponent", "check_int", "check_name",
     "check_number_text", "check_seconds",
 ]

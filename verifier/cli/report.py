@@ -14,7 +14,7 @@ from ..reporters.markdown import summary_table
 from ..reporters.report_data import sections, summary_rows
 from ..store import write_atomic
 from . import UsageFailure, err_console, main, pack_option
-from .check import claim_option, jobs_option, lock_option, read_lock, regression, selected_claims
+from .check import check_output, claim_option, jobs_option, lock_option, read_lock, regression, selected_claims
 from .kernel import coq_options, exit_code, kernel_checks
 
 
@@ -37,6 +37,8 @@ def report_cmd(fmt, output, summary, lock_path, jobs, claim_ids, coq, coq_dir, e
     shows what was just reproduced; the exit code is that of `verify check`. With --coq each
     counterexample is also proved in Coq, and the report says whether coqc accepted the proof.
     """
+    if output is not None:
+        check_output(output, "-o")
     claims = selected_claims(claim_ids)
     if summary:
         if fmt != "markdown":
