@@ -65,9 +65,10 @@ def _experiments_appendix(fmt: str, paths) -> str:
     from ..reporters.experiments_html import experiments_section
 
     try:
-        return experiments_section(*(result for _, result in read_results(paths)))
+        results = read_results(paths)
     except RecordError as exc:
-        raise UsageFailure(str(exc)) from None
+        raise UsageFailure("\n".join(line if i == 0 else f"error: {line}" for i, line in enumerate(str(exc).splitlines()))) from None
+    return experiments_section(*(result for _, result in results))
 
 
 def _write(text: str, output: Path | None) -> None:
