@@ -63,6 +63,7 @@ class Outcome:
     files: tuple[str, ...] = ()  # as listed in the lock, parallel to ``replays``
     result: CheckResult | None = None  # the fixed-seed search, for checks locked without evidence
     seconds: float = 0.0
+    unpinned: tuple[str, ...] = ()  # listed files whose content is not what the lock pins (their sha256 moved)
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -134,11 +135,12 @@ def describe_error(exc: Exception) -> str:
 
 
 def _check_evidence(entry, check, lock, find_claim, base, start) -> Outcome:
-    edited = []
+    edited, unpinned = [], []
     for f, locked_hash in zip(entry.counterexamples, entry.sha256):
         now_hash = file_sha256(lock.file(f))
         if now_hash != locked_hash:
             edited.append(f"{f}: locked sha256 {locked_hash}, now {now_hash}")
+            unpinned.append(f)
     replays = tuple(replay_listed(lock.file(f), entry, find_claim) for f in entry.counterexamples)
     stale = [(f, r) for f, r in zip(entry.counterexamples, replays) if not r.still_refutes]
     now = check.claim.refuted_verdict if len(stale) < len(replays) else "not refuted"
@@ -151,7 +153,8 @@ def _check_evidence(entry, check, lock, find_claim, base, start) -> Outcome:
     if edited:
         change = f"{change}; {CONTENT_CHANGED}" if change else CONTENT_CHANGED
         detail = "; ".join(([detail] if detail else []) + edited) + "; run `verify lock` to accept the new content"
-    return Outcome(**base, now=now, change=change, detail=detail, replays=replays, files=entry.counterexamples, seconds=time.monotonic() - start)
+    return Outcome(**base, now=now, change=change, detail=detail, replays=replays, files=entry.counterexamples, seconds=time.monotonic() - start,
+                   unpinned=tuple(unpinned))
 
 
 def _check_search(entry, check, lock, progress, result, base, start) -> Outcome:

@@ -11,10 +11,10 @@ import click
 from ..reporters import check_report
 from ..reporters.formats import REPORT_FORMATS
 from ..reporters.markdown import summary_table
-from ..reporters.report_data import sections, summary_rows
+from ..reporters.report_data import UnpinnedEvidence, sections, summary_rows
 from ..store import write_atomic
 from . import UsageFailure, err_console, main, pack_option
-from .check import check_output, claim_option, jobs_option, lock_option, read_lock, regression, selected_claims
+from .check import check_output, claim_option, find_claim, jobs_option, lock_option, read_lock, regression, selected_claims
 from .kernel import coq_options, exit_code, kernel_checks
 
 
@@ -45,7 +45,12 @@ def report_cmd(fmt, output, summary, lock_path, jobs, claim_ids, coq, coq_dir, e
             raise UsageFailure("--summary is a markdown table: use it with --format markdown")
         if coq:
             raise UsageFailure("--summary replays nothing, so it kernel-checks nothing: drop --coq or --summary")
-        _write(summary_table(summary_rows(claims, read_lock(lock_path))), output)
+        try:
+            rows = summary_rows(claims, read_lock(lock_path), find_claim)
+        except UnpinnedEvidence as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(1)  # drift from the lock, as `verify check` would call it
+        _write(summary_table(rows), output)
         return
     render = REPORT_FORMATS[fmt]
     if experiment_paths:
