@@ -155,7 +155,8 @@ def lock_cmd(lock_path, store_dir, seed, budget, time_limit, dps, prove_time, pr
 @click.option("--junit", "junit_file", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write JUnit XML here.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result list as JSON on stdout.")
 @click.option("--save", is_flag=True, help="Store counterexamples of claims that drifted to refuted (under --store).")
-@click.option("--store", "store_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("counterexamples"), show_default=True)
+@click.option("--store", "store_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("counterexamples"), show_default=True,
+              help="Where --save stores, and the store whose files the lock must list (when not given: the lock's folder's counterexamples/).")
 @jobs_option
 @claim_option
 @coq_options
@@ -170,7 +171,9 @@ def check_cmd(lock_path, junit_file, as_json, save, store_dir, jobs, claim_ids, 
         CounterexampleStore(store_dir).check_writable()  # before the search, so its results are not lost after it
     if junit_file is not None:
         check_output(junit_file, "--junit")
-    reg = regression(lock_path, as_json, jobs, selected_claims(claim_ids) if claim_ids else None, store_dir)
+    # the store scanned for files the lock does not list: --store when given, else the lock's own counterexamples/
+    given = click.get_current_context().get_parameter_source("store_dir") is not click.core.ParameterSource.DEFAULT
+    reg = regression(lock_path, as_json, jobs, selected_claims(claim_ids) if claim_ids else None, store_dir if given else None)
     kernel = kernel_checks([r.path for o in reg.outcomes for r in o.replays], coq, coq_dir, jobs)
     if junit_file is not None:
         write_atomic(junit_file, junit.to_xml(reg, {ch.key: ch for ch in all_checks()}))
