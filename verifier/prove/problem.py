@@ -112,13 +112,18 @@ class BoxProblem:
     def __init__(self, check: Check, domain: Domain, prec: int):
         self.check, self.domain, self.prec = check, domain, prec
         self.coords, self.roots = coordinates(check, domain)
-        self.root = self.roots[0]
         self.undecided: list = []
-        self.widths = [hi - lo for lo, hi in self.root]
-        self.active = [w > 0 for w in self.widths]
+        self.set_root(self.roots[0], self.roots)
         self.piece = [c.role == "piece" for c in self.coords]
         self.charts = {v.name: chart_atlas(v, v.concrete_shape(domain.dims)) for v in check.variables
                        if _kind(v) in ("unit-vector", "orthogonal")}
+
+    def set_root(self, root, roots=None) -> None:
+        """Prove on ``root`` (the domain reduced by an invariance of the claim, or the first of ``roots``)."""
+        self.root = list(root)
+        self.roots = roots if roots is not None else [self.root]
+        self.widths = [hi - lo for lo, hi in self.root]
+        self.active = [w > 0 for w in self.widths]
 
     def data(self, ctx, values):
         """Variables from coordinate values (Jets, balls or exact rationals), in declaration order."""
