@@ -50,8 +50,9 @@ ROUND_BOXES = 64
 BATCH_BOXES = 8
 #: centres certified at most (each is an exact evaluation and a shrink)
 MAX_CERTIFY = 50
-#: rounds judged before the claim's invariances are sought (sympy): a proof done by then never pays for them
-ROUNDS_BEFORE_REDUCTION = 1
+#: boxes judged before the claim's invariances are sought (sympy, a fraction of a second): a
+#: proof done by then never pays for them; counted at the end of a round, so the same on any machine
+BOXES_BEFORE_REDUCTION = 32
 
 _runs = itertools.count()
 
@@ -82,6 +83,11 @@ class BranchAndBound:
         self.reduction = None  # the claim's permutation symmetry and shift invariance, once sought
         self.symmetric_boxes = 0  # closed as permutations of boxes that remain
 
+    @property
+    def stopped_by_budget(self) -> bool:
+        """The last run ended on its box budget with boxes still to judge."""
+        return bool(self.pending) and self._budget_spent()
+
     def _budget_spent(self) -> bool:
         return self.max_boxes is not None and self.examined >= self.max_boxes
 
@@ -99,11 +105,11 @@ class BranchAndBound:
         ref = self.executor.ref(self.check)
         counter = itertools.count()
         heap = [] if refuted is not None else [(-1.0, next(counter), tuple(root), None) for root in self.problem.roots]
-        rounds = 0
+        sought = False
         while heap and refuted is None and time.monotonic() <= deadline and not self._budget_spent():
-            if rounds == ROUNDS_BEFORE_REDUCTION:
+            if not sought and self.examined >= BOXES_BEFORE_REDUCTION:
                 heap, facts = self._reduce(heap, facts, counter)
-            rounds += 1
+                sought = True
             batch = [heapq.heappop(heap) for _ in range(min(ROUND_BOXES, len(heap)))]
             tasks = [(key, ref, self.domain, self.prec, self.max_choices, facts,
                       [(box, entries) for _, _, box, entries in batch[k:k + BATCH_BOXES]])

@@ -215,8 +215,8 @@ class _CanonicalForms:
     Every expression is first a linear combination ``{node: coefficient}`` (the key None
     holds the constant) of interned nodes.  Identities used, all exact: commutativity and
     associativity of + and *, collecting like terms, ``c (x + y) = c x + c y`` for a number
-    c, and ``max(x + c, y + c) = max(x, y) + c`` (likewise min) for terms common to every
-    operand.  ``renamed`` maps a symbol to the linear combination it stands for.
+    c, ``|x| = |-x|``, and ``max(x + c, y + c) = max(x, y) + c`` (likewise min) for terms
+    common to every operand.  ``renamed`` maps a symbol to the linear combination it stands for.
     """
 
     def __init__(self):
@@ -270,6 +270,11 @@ class _CanonicalForms:
             rest = sorted(self._node({k: v for k, v in p.items() if k not in common}) for p in parts)
             out = dict(common)
             out[self._intern((type(e).__name__, tuple(rest)))] = Fraction(1)
+        elif isinstance(e, sympy.Abs):
+            # |x| = |-x|: of the argument and its negative, the one with the smaller id stands for both
+            inner = self._linear(e.args[0], renamed, memo)
+            sign = min(self._node(inner), self._node({k: -v for k, v in inner.items()}))
+            out = {self._intern(("Abs", (sign,))): Fraction(1)}
         elif not e.args:
             out = {self._intern(("atom", sympy.srepr(e))): Fraction(1)}
         else:

@@ -28,14 +28,15 @@ from .z3ctx import NotDecidable, Z3Context, model_fraction, nonconstant_denomina
 Z3 = Z3Context()
 
 
-def formula(check: Check, domain: Domain):
+def formula(check: Check, domain: Domain, ctx: Z3Context = Z3):
     """(symbols, assertions) whose conjunction says "a point of the domain violates the claim".
 
-    Raises NotDecidable when the claim leaves real arithmetic with if-then-else.
+    Raises NotDecidable when the claim leaves real arithmetic with if-then-else.  ``ctx``
+    builds the terms (another context may abstract what z3 lacks).
     """
     dims = domain.dims
-    data = {v.name: Z3.symbols(v.name, v.concrete_shape(dims)) for v in check.variables}
-    ev = check.evaluate(Z3, data, dims)
+    data = {v.name: ctx.symbols(v.name, v.concrete_shape(dims)) for v in check.variables}
+    ev = check.evaluate(ctx, data, dims)
     facts = []
     for hyp, h in zip(check.hypotheses, ev.hypotheses):
         facts.append(h[0] > 0 if hyp.strict else h[0] >= 0)
