@@ -13,6 +13,13 @@ volume as it could; a box whose enclosure lies mostly below 0 waits, and is wher
 refutation is sought (its centre is certified exactly when the margin is certainly negative
 there).
 
+After a first few boxes (so that an easy proof never pays for it), the claim's exact
+invariances are sought once (:mod:`.invariance`): a symmetry under permutations of an index
+closes every box outside the region where one family of coordinates is sorted, and an
+invariance under shifts of a vector variable fixes its first entry at 0 -- the proof then
+starts again on that smaller root box (B.2 at n = 4: proved in 347 boxes, where 7,689 boxes
+decided 98.98 % of the volume before).
+
 A claim that is an *equality* on a face of the domain (Lemma 4.2 (1) at b = eps) cannot be
 closed by enclosures near that face: they always straddle zero.  Such faces are detected up
 front and named in the output; on each, sympy is asked once whether the margin vanishes
