@@ -87,7 +87,6 @@ class ClaimItem(pytest.Item):
         return where[0], where[1] - 1, f"claim {self.name}"
 
 
-
 _JUNIT_CLASSNAMES = pytest.StashKey[dict]()  # node id -> classname of the claim items collected
 
 
