@@ -119,13 +119,12 @@ class PrecisionFloor:
     roundoff.
 
     A collapsed network's true residual (about 1e-15 of ||X||, as float64 shows) is below what
-    float32 resolves, so what float32 stores is rounding alone, and it is one of two things.  Where
-    the matrix products compute equal rows alike, the rows round to bitwise equality and stay
-    equal: the residual is exactly 0 (``equal_rows`` counts those sequences).  Where they do not
-    (OpenBLAS's Haswell SGEMM kernel sums rows in different orders by their position in a tile),
-    every layer re-creates a residual of a few roundoffs.  Which one a machine shows depends on
-    its BLAS kernel, not on the network; both say the network has collapsed to the precision's
-    floor.
+    float32 resolves, so what float32 stores is rounding alone: a few roundoffs that every layer
+    re-creates where equal rows are computed differently (OpenBLAS's Haswell SGEMM kernel rounds
+    a row by its position in a tile), or exactly 0 once the rows have rounded to bitwise equality
+    and every operation keeps them equal (``equal_rows`` counts those sequences; the small
+    configuration on OpenBLAS's SkylakeX kernel).  Which one a machine shows depends on its BLAS
+    kernel, not on the network; both say the network has collapsed to the precision's floor.
     """
 
     variant: str
