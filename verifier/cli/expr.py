@@ -41,6 +41,8 @@ def expr_cmd(statement, variables, dims, where, constant, rounds, save_path, cla
     The result is the panel (or --json) of `verify lemma`: a certified counterexample, shrunk,
     or the proof attempt for a survivor.
     """
+    if save and save_path is None:
+        raise UsageFailure("--save needs --save-claim FILE.py: `verify replay FILE --pack FILE.py` finds the claim there")
     try:
         request = ExprRequest(statement, variables, dims, where, constant, claim_id_for(claim_id, save_path))
         built = build(request)

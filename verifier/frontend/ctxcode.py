@@ -101,8 +101,8 @@ class CtxPrinter:
                 return f"index_values(ctx, {ix.size}, {k}, {len(idx)})"
         if name in self.scalars:
             return f"v.{name}" + _spread(len(idx))
-        if name in self.dims:
-            return f'v.dims["{name}"]'
+        if name in self.dims:  # a context number: 1/n is then exact (1/3), not Python's float
+            return f'ctx.const(v.dims["{name}"])'
         raise NotExpressible(f"the symbol {name}")
 
     def _indexed(self, e, idx):
@@ -170,8 +170,11 @@ class CtxPrinter:
             if exp == sympy.Rational(-1, 2):
                 return f"1 / ctx.sqrt({b})", _MUL
             return f'ctx.power({b}, Fraction({exp.p}, {exp.q}))', _ATOM
-        # a symbolic exponent: x^p = exp(p log x), defined for x > 0 (ctx.power takes a number only)
         b = self._print(base, idx)[0]
+        if exp.free_symbols and all(s.name in self.dims for s in exp.free_symbols):
+            # an exponent of dimensions only (x^{1/n}) is a number at each size: ctx.power, exact where it can be
+            return f"ctx.power({b}, {_fraction_source(exp)})", _ATOM
+        # a symbolic exponent: x^p = exp(p log x), defined for x > 0 (ctx.power takes a number only)
         p = _wrap(*self._print(exp, idx), _MUL)
         return f"ctx.exp({p} * ctx.log({b}))", _ATOM
 
@@ -206,6 +209,23 @@ class CtxPrinter:
         if size.is_Symbol and size.name in self.dims:
             return f'v.dims["{size.name}"]'
         raise NotExpressible(f"the range {size}")
+
+
+def _fraction_source(e) -> str:
+    """A number made of rationals and dimensions, as exact Python (``Fraction(1, v.dims["n"])``)."""
+    if e.is_Integer:
+        return str(int(e))
+    if e.is_Rational:
+        return f"Fraction({e.p}, {e.q})"
+    if e.is_Symbol:
+        return f'Fraction(v.dims["{e.name}"])'
+    if e.is_Add:
+        return "(" + " + ".join(_fraction_source(a) for a in e.args) + ")"
+    if e.is_Mul:
+        return "(" + " * ".join(_fraction_source(a) for a in e.args) + ")"
+    if e.is_Pow and e.exp.is_Integer:
+        return f"({_fraction_source(e.base)}) ** {int(e.exp)}"
+    raise NotExpressible(f"the exponent {e}")
 
 
 def _spread(depth: int) -> str:

@@ -206,9 +206,12 @@ class _Translator:
         if degree is None:
             return sympy.sqrt(body)
         k = self.expr(degree)
-        if not (k.is_Integer and k >= 2):
-            self.error("the degree of a root must be an integer >= 2", degree)
-        return body ** sympy.Rational(1, int(k))
+        dims = {self.scope.dim_symbol(d) for d in self.scope.dims}
+        if k.is_Integer and k >= 2:
+            return body ** sympy.Rational(1, int(k))
+        if k.free_symbols and k.free_symbols <= dims:
+            return body ** (1 / k)
+        self.error("the degree of a root is an integer >= 2 or a dimension (\\sqrt[n]{x})", degree)
 
     def t_abs(self, n):
         return sympy.Abs(self.expr(n.children[1]))
