@@ -89,7 +89,13 @@ def build(request: ExprRequest) -> ExprClaim:
     solutions = solve_equalities(equalities, decl, scope)
     writer = _ModuleWriter(request, decl, solutions, statement.relations, inequalities)
     source = writer.module()
-    claim = load_claim(source)
+    try:
+        claim = load_claim(source)
+    except ExpressionError as exc:  # a kind refused its arguments (a sphere with no rational point, say)
+        for sol in solutions:
+            if isinstance(sol, SetSolution) and sol.name in exc.message:
+                raise ExpressionError(exc.message, sol.constraint, None, f"--where {sol.constraint!r}") from None
+        raise
     from .consistency import check_satisfiable
 
     check_satisfiable(claim, request)

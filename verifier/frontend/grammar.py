@@ -72,6 +72,7 @@ paren: LPAR expr RPAR
       | NAME                    -> name
       | NAME LOWSCRIPT sub      -> subscripted
       | LBRACE expr RBRACE      -> group
+      | LSQB expr RSQB          -> group
       | FRAC arg arg            -> frac
       | SQRT [LSQB expr RSQB] arg -> sqrt
       | call
