@@ -74,6 +74,13 @@ def test_save_claim_then_lock_and_check(tmp_path, monkeypatch):
     assert r.exit_code == 1, r.output
 
 
+def test_a_statement_may_start_with_a_minus_sign():
+    r = verify("expr", r"-\sum_i p_i \ln p_i \le \ln n - 0.001", "--var", "p: simplex n", "--dim", "n in 2..4", *QUICK, "--json")
+    assert r.exit_code == 1, r.output
+    cx = _json(r)[0]["counterexample"]
+    assert len(set(cx["vars"]["p"])) == 1  # the uniform point, where the entropy is exactly ln n
+
+
 def test_save_without_a_claim_module_is_refused():
     r = verify("expr", "x <= 1", "--var", "x in [0, 2]", "--save")
     assert r.exit_code == 2 and "--save-claim" in r.stderr

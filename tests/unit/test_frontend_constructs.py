@@ -58,6 +58,7 @@ CONSTRUCTS = [
     (r"\operatorname{sigmoid}(a) + \mathrm{softplus}(b) + \operatorname{erf}(a)", lambda: 1 / (1 + mpmath.exp(-a)) + mpmath.log(1 + mpmath.exp(b)) + mpmath.erf(a)),
     (r"\operatorname{log1p}(a) + \operatorname{expm1}(b) + \operatorname{W}(c)", lambda: mpmath.log1p(a) + mpmath.expm1(b) + mpmath.lambertw(c).real),
     (r"\alpha a", lambda: (m(1) / 3) * a),
+    (r"a \ln a - \sum_i y_i^2 \log y_i^2", lambda: a * mpmath.log(a) - sum(t * t * mpmath.log(t * t) for t in y)),
     ("a**2 + abs(b - c) + max(a, c) + exp(a) + sqrt(c) + log(b)", lambda: a**2 + abs(b - c) + max(a, c) + mpmath.exp(a) + mpmath.sqrt(c) + mpmath.log(b)),
     ("a*b/c - b**-1", lambda: a * b / c - 1 / b),
     ("c**alpha", lambda: c ** (m(1) / 3)),
@@ -144,3 +145,13 @@ def test_the_module_is_readable_ctx_code_with_the_statement_as_docstring():
     assert "lhs=lambda ctx, v: v.a / (v.b + v.c) + v.b / (v.a + v.c) + v.c / (v.a + v.b)" in src
     assert 'rhs=lambda ctx, v: ctx.const("3/2")' in src
     assert "float(" not in src and "lambdify" not in src
+
+
+def test_y_log_y_is_zero_at_zero_as_entropy_needs():
+    """``p_i \\ln p_i`` at a vertex of the simplex: 0 log 0 = 0, exactly (not a point outside the domain)."""
+    built = build(ExprRequest(r"-\sum_i p_i \ln p_i \le \ln n", ("p: simplex n",), ("n = 3",), (), None, "t"))
+    check = built.claim.checks()[0]
+    vertex = {"p": EXACT.asarray(np.array([[1, 0, 0]], dtype=object))}
+    with EXACT.precision():
+        assert np.ravel(built.claim.parts[0].lhs(EXACT, check.values(vertex, {"n": 3})))[0] == 0
+    assert "xlogy(ctx, v.p, v.p)" in built.source

@@ -16,7 +16,8 @@ from .all_claims import prove_options
 from .formal import _emit
 
 
-@main.command("expr")
+# a statement may start with '-' (``-\\sum_i p_i \\ln p_i <= \\ln n``): not an option
+@main.command("expr", context_settings={"ignore_unknown_options": True})
 @click.argument("statement")
 @click.option("--var", "variables", multiple=True, metavar="DECL",
               help="A declaration (repeatable): 'a,b,c > 0', 'x in [0, 4]', 'x in (0, 1]', 'v: vector n in [-1, 1]', "

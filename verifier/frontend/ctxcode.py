@@ -136,7 +136,18 @@ class CtxPrinter:
             src, prec = self._print(-e, idx)
             return f"-{_wrap(src, prec, _MUL)}", _ADD
         num, den = [], []
-        for factor in e.args:
+        args = list(e.args)
+        for factor in list(args):
+            # y log y is read as its continuous extension, 0 at y = 0 (entropy's 0 log 0 = 0)
+            if isinstance(factor, sympy.log) and factor.args[0] in args:
+                y = factor.args[0]
+                args.remove(factor)
+                args.remove(y)
+                self.helpers.add("xlogy")
+                num.append(sympy.Symbol("_xlogy_placeholder"))
+                self._xlogy = getattr(self, "_xlogy", {})
+                self._xlogy[len(num) - 1] = self._print(y, idx)[0]
+        for factor in args:
             if factor.is_Pow and factor.exp.is_Rational and factor.exp < 0:
                 den.append(factor.base ** -factor.exp)
             elif factor.is_Rational and factor.q != 1:
@@ -145,7 +156,14 @@ class CtxPrinter:
                 den.append(sympy.Integer(factor.q))
             else:
                 num.append(factor)
-        top = " * ".join(_wrap(*self._print(f, idx), _MUL) for f in num) if num else "1"
+        pieces = []
+        for k, f in enumerate(num):
+            if isinstance(f, sympy.Symbol) and f.name == "_xlogy_placeholder":
+                y = self._xlogy.pop(k)
+                pieces.append(f"xlogy(ctx, {y}, {y})")
+            else:
+                pieces.append(_wrap(*self._print(f, idx), _MUL))
+        top = " * ".join(pieces) if pieces else "1"
         if not den:
             return top, _MUL
         bottom = [self._print(f, idx) for f in den]

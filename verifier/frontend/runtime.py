@@ -1,4 +1,5 @@
-"""What a claim written by ``verify expr`` calls beyond ``ctx``: a running index's values and a product.
+"""What a claim written by ``verify expr`` calls beyond ``ctx``: a running index's values, a product,
+and ``xlogy`` (``y log y`` is printed as ``xlogy(ctx, y, y)``, 0 at ``y = 0``).
 
 A saved claim module imports these, so it keeps working wherever the verifier is installed.
 """
@@ -6,6 +7,8 @@ A saved claim module imports these, so it keeps working wherever the verifier is
 from __future__ import annotations
 
 import numpy as np
+
+from ..library import xlogy
 
 
 def index_values(ctx, size: int, position: int, depth: int):
@@ -27,4 +30,4 @@ def product(ctx, x, axis: int):
     return out
 
 
-__all__ = ["index_values", "product"]
+__all__ = ["index_values", "product", "xlogy"]
