@@ -155,3 +155,15 @@ def test_y_log_y_is_zero_at_zero_as_entropy_needs():
     with EXACT.precision():
         assert np.ravel(built.claim.parts[0].lhs(EXACT, check.values(vertex, {"n": 3})))[0] == 0
     assert "xlogy(ctx, v.p, v.p)" in built.source
+
+
+def test_the_prover_runs_the_printed_functions_on_jets_and_in_z3():
+    """Branch and bound evaluates the printed claim on Jets (exp), z3 decides a polynomial one."""
+    from verifier.proof_audit import ProofBudget, attempt
+
+    with_exp = build(ExprRequest(r"e^{x} + \tanh(x) \ge x - 1", ("x in [-1, 1]",), (), (), None, "t"))
+    proof, _ = attempt(with_exp.claim.checks()[0], ProofBudget(per_check=30))
+    assert (proof.status.value, proof.method) == ("proved", "branch-and-bound")
+    polynomial = build(ExprRequest(r"a^2 + b^2 \ge 2ab", ("a, b in [-2, 2]",), (), (), None, "t"))
+    proof, _ = attempt(polynomial.claim.checks()[0], ProofBudget(per_check=30))
+    assert (proof.status.value, proof.method) == ("proved", "smt")

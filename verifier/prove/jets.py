@@ -525,5 +525,32 @@ class JetContext(BallContext):
     def sqrt(self, x):
         return self._elementwise(lambda j: j.apply("sqrt", arb.sqrt, lambda e: 1 / (2 * arb.sqrt(e))), x)
 
+    # the rest of the ctx table on Jets: without these the ball context's arb function met a Jet
+    # (arb.tanh(Jet)) and FLINT aborted the process
+    def tanh(self, x):
+        return self._elementwise(lambda j: j.apply("tanh", arb.tanh, lambda e: 1 - arb.tanh(e) ** 2), x)
+
+    def sigmoid(self, x):
+        s = BallContext._sigmoid
+        return self._elementwise(lambda j: j.apply("sigmoid", s, lambda e: s(e) * (1 - s(e))), x)
+
+    def softplus(self, x):
+        return self._elementwise(lambda j: j.apply("softplus", BallContext._softplus, BallContext._sigmoid), x)
+
+    def erf(self, x):
+        return self._elementwise(lambda j: j.apply("erf", arb.erf, lambda e: 2 * arb.exp(-e * e) / arb.pi().sqrt()), x)
+
+    def sin(self, x):
+        return self._elementwise(lambda j: j.apply("sin", arb.sin, arb.cos), x)
+
+    def cos(self, x):
+        return self._elementwise(lambda j: j.apply("cos", arb.cos, lambda e: -arb.sin(e)), x)
+
+    def log1p(self, x):
+        return self._elementwise(lambda j: j.apply("log1p", arb.log1p, lambda e: 1 / (1 + e)), x)
+
+    def expm1(self, x):
+        return self._elementwise(lambda j: j.apply("expm1", arb.expm1, arb.exp), x)
+
 
 __all__ = ["Jet", "JetContext", "interval_ball"]
