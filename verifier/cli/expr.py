@@ -11,7 +11,7 @@ from ..frontend import ExpressionError, ExprRequest, build
 from ..frontend.save import SaveError, claim_id_for, save_claim_module
 from ..reporters import formal_report
 from ..tighten import NotTightenable, tighten
-from . import ROUNDS, UsageFailure, _config, _run_and_report, err_console, main, search_options
+from . import ROUNDS, UsageFailure, _config, _run_and_report, main, search_options
 from .all_claims import prove_options
 from .formal import _emit
 

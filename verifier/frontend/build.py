@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 
 import sympy
 
 from ..claims import Claim, ClaimDefinitionError
+from .consistency import check_satisfiable
 from .constraints import DerivedSolution, SetSolution, solve_equalities
 from .ctxcode import CtxPrinter, NotExpressible
 from .declarations import UNBOUNDED_BOX, Declarations, Declared, parse_declarations
@@ -96,8 +97,6 @@ def build(request: ExprRequest) -> ExprClaim:
             if isinstance(sol, SetSolution) and sol.name in exc.message:
                 raise ExpressionError(exc.message, sol.constraint, None, f"--where {sol.constraint!r}") from None
         raise
-    from .consistency import check_satisfiable
-
     check_satisfiable(claim, request)
     return ExprClaim(claim, source, tuple(writer.notes), writer.homogeneous, request.tighten)
 

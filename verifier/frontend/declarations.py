@@ -22,8 +22,6 @@ import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-import sympy
-
 from .errors import ExpressionError
 
 #: where an unbounded side of a declared variable is cut for the search (both signs)
@@ -252,10 +250,3 @@ def _parse_dim(spec: str) -> list[DimDecl]:
         if not n.isidentifier() or keyword.iskeyword(n):
             _fail(spec, f"{n!r} cannot name a dimension", "--dim")
     return [DimDecl(n, lo, hi, spec) for n in names]
-
-
-def rational(expr: sympy.Expr) -> Fraction | None:
-    """A sympy number as a Fraction, or None when it is not rational."""
-    if expr.is_Rational:
-        return Fraction(int(expr.p), int(expr.q))
-    return None

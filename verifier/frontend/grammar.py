@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 
 from lark import Lark, Token
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.exceptions import UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from lark.lexer import Lexer
 
 from .errors import ExpressionError

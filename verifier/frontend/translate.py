@@ -243,9 +243,6 @@ class _Translator:
         kids = node.children
         return self.expr(kids[1]) if len(kids) == 3 else self.token(kids[0])
 
-    def t_fpow(self, n):  # pragma: no cover - read through t_call
-        return self.expr(n.children[-2] if len(n.children) == 3 else n.children[0])
-
     def t_norm(self, n):
         _, body_node, _, _, sub = n.children
         p = "2"
@@ -395,9 +392,9 @@ class _Translator:
         for cut in range(len(name)):
             last = name[cut:]
             if last in self.scope.vectors or last in self.scope.scalars or cut == len(name) - 1:
-                prefix = self.name(name[:cut], column) if cut else sympy.Integer(1)
-                return prefix, last
-        return sympy.Integer(1), name  # pragma: no cover
+                break
+        prefix = self.name(name[:cut], column) if cut else sympy.Integer(1)
+        return prefix, last
 
     def name(self, name: str, column: int):
         value = self._whole_name(name)
