@@ -345,7 +345,7 @@ def parse(text: str):
         tok = exc.token
         if tok.type == "$END":
             raise ExpressionError("the text ends too early (an operand is missing)", text, len(text) + 1) from None
-        shown = tok.value if tok.type != "REL" else _relation_text(text, tok.column)
+        shown = text[tok.start_pos:tok.end_pos] or tok.value  # as typed: \\infty, not its value
         raise ExpressionError(f"unexpected {shown!r}", text, tok.column) from None
     except UnexpectedInput as exc:  # pragma: no cover - the tokens come from the tokenizer
         raise ExpressionError("cannot read this", text, getattr(exc, "column", None)) from None
@@ -361,11 +361,6 @@ class _Tokens(str):
 
     def __iter__(self):
         return iter(self.tokens)
-
-
-def _relation_text(text, column):
-    m = re.match(r"\\[A-Za-z]+|<=|>=|==|!=|.", text[column - 1:])
-    return m.group() if m else "relation"
 
 
 _PAIRS = {"LPAR": "RPAR", "LBRACE": "RBRACE", "LSQB": "RSQB", "SETOPEN": "SETCLOSE"}
