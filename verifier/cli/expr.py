@@ -37,6 +37,7 @@ def expr_cmd(statement, variables, dims, where, constant, rounds, save_path, cla
              no_shrink, jobs, save, force, store_dir, as_json, proofs):
     """Check one displayed inequality from its LaTeX (or Python syntax), e.g.
 
+    \b
     verify expr '\\frac{a}{b+c}+\\frac{b}{c+a}+\\frac{c}{a+b} \\geq \\frac{3}{2}' --var 'a,b,c > 0'
 
     The result is the panel (or --json) of `verify lemma`: a certified counterexample, shrunk,
