@@ -23,14 +23,19 @@ unlike a sampler's transform, the verifier also needs the set's boundary and exa
 
 from __future__ import annotations
 
+import functools
+import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Callable
 
 import numpy as np
 from flint import fmpq, fmpq_mat
+from sympy import factorint
+from sympy.solvers.diophantine.diophantine import sum_of_four_squares, sum_of_squares, sum_of_three_squares
 
 from .claims import ClaimDefinitionError, Hypothesis, Variable
-from .contexts import ExactContext, FloatContext, NotRational, to_fraction
+from .contexts import ExactContext, FloatContext, NotRational, exact_decimal, to_fraction
 
 NORMS = {2: "2", "2": "2", 1: "1", "1": "1", "inf": "inf", float("inf"): "inf"}
 FLOAT = FloatContext()
@@ -97,6 +102,14 @@ class Domain:
         """Per float sample (rows of ``flat``): on the set's boundary or a special direction?"""
         return np.zeros(len(flat), bool)
 
+    def entry_bounds(self) -> tuple[Fraction, Fraction] | None:
+        """A box holding every entry of every point of the set (None: the set is unbounded)."""
+        return None
+
+    def validate(self, var: Variable, dims) -> None:
+        """Raise ClaimDefinitionError where the set has no exact point at a size in ``dims``
+        (name -> Dim): nothing on it could be certified."""
+
 
 def _identity(n, like):
     """The n x n identity in ints: every context lifts ints to its own numbers."""
@@ -113,42 +126,56 @@ def _equal_magnitudes(flat):
 # ------------------------------------------------------------------------------ simplex
 @dataclass(frozen=True)
 class SimplexRows(Domain):
-    """Entries >= 0 along the last axis, summing to exactly 1 (every row of a matrix).
+    """Entries >= 0 along the last axis, summing to exactly ``total`` (every row of a matrix).
 
-    Onto the set: negative entries cut to 0, then the row divided by its sum.  The entries
-    are the free coordinates (rounding them and dividing by the sum keeps them simple).
+    Onto the set: negative entries cut to 0, then the row scaled to sum ``total``.  The
+    entries are the free coordinates (rounding them and rescaling keeps them simple).
     """
+
+    total: Fraction = Fraction(1)
 
     def hypotheses(self, var):
         what = "each row of " + var.name if len(var.shape) == 2 else var.name
         return [
             Hypothesis(f"{var.name} \u2265 0 entrywise", lambda ctx, v, n=var.name: ctx.min_all(v[n])),
-            Hypothesis(f"{what} sums to exactly 1", lambda ctx, v, n=var.name: _row_sum_gap(ctx, v[n])),
+            Hypothesis(f"{what} sums to exactly {self.total}", lambda ctx, v, n=var.name, t=self.total: _row_sum_gap(ctx, v[n], t)),
         ]
+
+    def describe(self):
+        return [f"total={self.total}"] if self.total != 1 else []
 
     def onto_set(self, x):
         x = np.where(np.isfinite(x) & (x > 0), x, 0.0)
         total = x.sum(axis=-1, keepdims=True)
         k = x.shape[-1]
-        return np.where(total > 0, x / np.where(total > 0, total, 1.0), 1.0 / max(k, 1))
+        out = np.where(total > 0, x / np.where(total > 0, total, 1.0), 1.0 / max(k, 1))
+        return out if self.total == 1 else out * float(self.total)
 
     def onto_set_exact(self, point):
         rows = point.reshape(-1, point.shape[-1]) if point.ndim else point.reshape(1, 1)
         out = np.empty_like(rows)
+        want = q(self.total)
         for i, row in enumerate(rows):
             row = [r if r > 0 else fmpq(0) for r in row]
             total = sum(row, fmpq(0))
-            out[i] = [fmpq(1, len(row))] * len(row) if total == 0 else [r / total for r in row]
+            out[i] = [want / len(row)] * len(row) if total == 0 else [r * want / total for r in row]
         return out.reshape(point.shape)
+
+    def contains(self, point):
+        rows = point.reshape(-1, point.shape[-1])
+        return all(all(v >= 0 for v in row) and sum(row, fmpq(0)) == q(self.total) for row in rows)
 
     def on_boundary(self, var, flat):
         return np.any(flat == 0, axis=1) if flat.shape[1] > 1 or len(var.shape) == 2 else np.zeros(len(flat), bool)
 
+    def entry_bounds(self):
+        return Fraction(0), self.total
 
-def _row_sum_gap(ctx, x):
-    """``-max |sum of a row - 1|``: 0 exactly on the set, negative off it."""
+
+def _row_sum_gap(ctx, x, total):
+    """``-max |sum of a row - total|``: 0 exactly on the set, negative off it."""
     rows = ctx.sum(x, axis=np.ndim(x) - 1)
-    return -ctx.max_all(ctx.abs(rows - ctx.const(1)))
+    return -ctx.max_all(ctx.abs(rows - ctx.const(total)))
 
 
 # ------------------------------------------------------------------------------ spheres
@@ -218,6 +245,9 @@ class UnitSphere(Domain):
         zero = np.any(flat == 0, axis=1)
         return zero | (np.count_nonzero(np.abs(flat) == 1.0, axis=1) >= 2) if self.norm == "inf" else zero
 
+    def entry_bounds(self):
+        return Fraction(-1), Fraction(1)
+
 
 def _pole(x):
     """The axis of the largest entry and its sign: seen from the opposite pole, x is well inside the chart."""
@@ -248,6 +278,156 @@ def sphere_normalise(x, norm):
     if norm == "1":
         return x / np.sum(np.abs(x), axis=-1, keepdims=True)
     return x / np.sqrt(np.sum(x * x, axis=-1, keepdims=True))
+
+
+@dataclass(frozen=True)
+class EuclideanSphere(Domain):
+    """``x_1^2 + ... + x_n^2 == radius_squared`` exactly, for a positive rational radius_squared.
+
+    Its rational points are the stereographic images of rational points of a hyperplane,
+    seen from one rational point ``p`` of the sphere (:func:`sphere_rational_point`): the
+    line from ``p`` through ``x`` meets the coordinate hyperplane ``x_j = 0`` at ``t``, and
+    back, ``x = p + 2 (r^2 - p.t) / |t - p|^2 (t - p)``, rational whenever ``t`` is.  The
+    pole is the signed permutation of ``p`` most opposite the point (its chart's centre),
+    ``j`` the point's largest entry.  With radius_squared = 1 and ``p = e_1`` this is the
+    unit sphere's inverse stereographic projection.
+    """
+
+    radius_squared: Fraction = Fraction(1)
+
+    def hypotheses(self, var):
+        return [Hypothesis(f"\u2016{var.name}\u2016\u2082\u00b2 = {self.radius_squared} exactly",
+                           lambda ctx, v, n=var.name, r=self.radius_squared: -ctx.abs(ctx.sum_all(v[n] * v[n]) - ctx.const(r)))]
+
+    def describe(self):
+        return [f"radius_squared={self.radius_squared}"]
+
+    def validate(self, var, dims):
+        size = dims[var.shape[0]]
+        for n in range(size.lo, min(size.hi, 3) + 1):
+            reason = sphere_obstruction(n, self.radius_squared)
+            if reason:
+                terms = " + ".join(f"x_{i + 1}^2" for i in range(n))
+                fine = next(m for m in range(n + 1, 5) if sphere_rational_point(m, self.radius_squared) is not None)
+                raise ClaimDefinitionError(
+                    f"Sphere {var.name}: {terms} = {self.radius_squared} has no rational point ({reason}), so no point of it "
+                    f"can be certified exactly: choose another radius_squared, or sizes {var.shape[0]} >= {fine}")
+
+    def onto_set(self, x):
+        out = sphere_normalise(np.where(np.isfinite(x), x, 0.0), "2")
+        return out if self.radius_squared == 1 else out * math.sqrt(self.radius_squared)
+
+    def onto_set_exact(self, point):
+        if not len(point):
+            raise ValueError("a point of a sphere needs at least one entry")
+        if self.contains(point):
+            return point
+        if all(v == 0 for v in point):
+            return exact_point(self.rational_point(len(point)))
+        chart = self.chart(point)
+        return chart.point(chart.params)
+
+    def contains(self, point):
+        return sum((v * v for v in point), fmpq(0)) == q(self.radius_squared)
+
+    def rational_point(self, n) -> tuple[Fraction, ...]:
+        p = sphere_rational_point(n, self.radius_squared)
+        if p is None:
+            raise ValueError(f"no rational point on the sphere of radius squared {self.radius_squared} in {n} dimensions")
+        return p
+
+    def chart(self, point):
+        if not len(point):
+            return None
+        x = exact_point(point)
+        p, j = _opposite_pole(x, self.rational_point(len(x)))
+        scale = p[j] / (p[j] - x[j])
+        t = p + (x - p) * scale
+        return Chart(np.delete(t, j), lambda t, p=p, j=j, r2=q(self.radius_squared): _from_pole(p, j, r2, t))
+
+    def on_boundary(self, var, flat):
+        # no boundary: the special points are the axis and diagonal directions and the
+        # signed permutations of the sphere's rational point
+        p = np.sort(np.abs(np.array(self.rational_point(flat.shape[1]), dtype=float)))
+        like_p = np.all(np.isclose(np.sort(np.abs(flat), axis=1), p, rtol=1e-12, atol=0), axis=1)
+        return _equal_magnitudes(flat) | like_p
+
+    def entry_bounds(self):
+        r = sqrt_upper(self.radius_squared)
+        return -r, r
+
+
+def sqrt_upper(value: Fraction) -> Fraction:
+    """A simple rational >= sqrt(value): exact where value is a square of a rational."""
+    num, den = value.numerator * value.denominator, value.denominator
+    root = math.isqrt(num)
+    return Fraction(root if root * root == num else root + 1, den)
+
+
+def _opposite_pole(x, p0):
+    """The signed permutation ``p`` of ``p0`` that minimises ``p.x``, and the axis j of x's
+    largest entry (where p is largest, so ``p_j - x_j`` is far from 0)."""
+    n = len(x)
+    order = sorted(range(n), key=lambda i: -abs(x[i]))  # stable: ties keep the first index first
+    sizes = sorted((abs(q(v)) for v in p0), reverse=True)
+    p = np.empty(n, dtype=object)
+    for i, size in zip(order, sizes):
+        p[i] = -size if x[i] > 0 else size
+    return p, order[0]
+
+
+def _from_pole(p, j, r2, params):
+    """The point of the sphere ``|x|^2 = r2`` whose line from the pole ``p`` meets ``x_j = 0`` at ``params``."""
+    t = np.insert(np.asarray(params, dtype=object), j, fmpq(0))
+    d = t - p
+    lam = 2 * (r2 - sum((a * b for a, b in zip(p, t)), fmpq(0))) / sum((v * v for v in d), fmpq(0))
+    return p + lam * d
+
+
+def _sum_of_squares(total: int, k: int) -> tuple[int, ...] | None:
+    """Integers whose squares sum to ``total``, exactly k of them (zeros allowed), or None."""
+    if k == 1:
+        root = math.isqrt(total)
+        return (root,) if root * root == total else None
+    if k == 2:
+        if any(p % 4 == 3 and e % 2 for p, e in factorint(total).items()):
+            return None
+        root = math.isqrt(total)
+        return (root, 0) if root * root == total else next(sum_of_squares(total, 2), None)
+    if k == 3:
+        return sum_of_three_squares(total)
+    return sum_of_four_squares(total)
+
+
+@functools.lru_cache(maxsize=256)
+def sphere_rational_point(n: int, radius_squared: Fraction) -> tuple[Fraction, ...] | None:
+    """A rational point of ``x_1^2 + ... + x_n^2 = radius_squared`` with the fewest nonzero
+    entries, largest first, or None where there is none.
+
+    ``a/b`` is a sum of k rational squares exactly when ``a b`` is a sum of k integer squares
+    (``a/b = a b / b^2``; for k <= 3 a sum of rational squares of an integer is one of
+    integer squares, Davenport-Cassels), so integer squares summing to ``a b``, divided by b.
+    """
+    num, den = radius_squared.numerator, radius_squared.denominator
+    for k in range(1, min(n, 4) + 1):
+        roots = _sum_of_squares(num * den, k)
+        if roots is not None:
+            entries = sorted((Fraction(abs(r), den) for r in roots if r), reverse=True)
+            return tuple(entries) + (Fraction(0),) * (n - len(entries))
+    return None
+
+
+def sphere_obstruction(n: int, radius_squared: Fraction) -> str | None:
+    """Why the sphere has no rational point in n dimensions (n <= 3), or None where it has one."""
+    if sphere_rational_point(n, radius_squared) is not None:
+        return None
+    value = radius_squared.numerator * radius_squared.denominator
+    which = f"{value}, numerator times denominator of {radius_squared}," if radius_squared.denominator != 1 else f"{value}"
+    if n == 1:
+        return f"{radius_squared} is not the square of a rational"
+    if n == 2:
+        return f"{which} has a prime 3 mod 4 to an odd power: not a sum of two squares"
+    return f"{which} has the form 4^a (8b + 7): not a sum of three squares"
 
 
 # ------------------------------------------------------------------------------ ordered
@@ -332,6 +512,9 @@ class OrthogonalMatrix(Domain):
 
     def on_boundary(self, var, flat):  # a zero entry: permutation, Givens or block structure
         return _equal_magnitudes(flat) | np.any(flat == 0, axis=1)
+
+    def entry_bounds(self):
+        return Fraction(-1), Fraction(1)
 
 
 def _eye(n):
@@ -457,11 +640,29 @@ def _check_dim(owner, what, dim):
         raise ClaimDefinitionError(f"{owner}: {what} must name a Dim, got {dim!r}")
 
 
-def Simplex(name: str, size: str, description: str = "") -> Variable:
-    """A probability vector: entries >= 0 summing to exactly 1 (a softmax output)."""
+def _positive_rational(owner, what, value) -> Fraction:
+    """The exact value of a positive rational argument (a float by its shortest repr)."""
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        exact = exact_decimal(value)
+    except (TypeError, ValueError):
+        exact = None
+    if exact is None or exact <= 0:
+        raise ClaimDefinitionError(f"{owner}: {what} must be a positive exact rational (an int, '3/2', a Fraction), got {value!r}")
+    return exact
+
+
+def Simplex(name: str, size: str, total: Any = 1, description: str = "") -> Variable:
+    """Entries >= 0 summing to exactly ``total`` (a probability vector when total = 1: a softmax output).
+
+    ``total`` is a positive exact rational: an int, ``"3/2"``, a Fraction, or a float by its
+    shortest repr (``0.1`` is 1/10), as variable bounds are.
+    """
     _check_name(name)
     _check_dim(f"Simplex {name}", "size", size)
-    return Variable(name, (size,), domain=SimplexRows("simplex"), description=description)
+    total = _positive_rational(f"Simplex {name}", "total", total)
+    return Variable(name, (size,), domain=SimplexRows("simplex", total), description=description)
 
 
 def Stochastic(name: str, rows: str, cols: str, description: str = "") -> Variable:
@@ -479,6 +680,19 @@ def UnitVector(name: str, size: str, norm: Any = 2, description: str = "") -> Va
     if norm not in NORMS:
         raise ClaimDefinitionError(f"UnitVector {name}: norm must be 2, 'inf' or 1, got {norm!r}")
     return Variable(name, (size,), domain=UnitSphere("unit-vector", NORMS[norm]), description=description)
+
+
+def Sphere(name: str, size: str, radius_squared: Any = 1, description: str = "") -> Variable:
+    """A point of the Euclidean sphere ``x_1^2 + ... + x_n^2 == radius_squared`` exactly.
+
+    ``radius_squared`` is a positive exact rational (as ``Simplex``'s total).  Certificates
+    need exact points on the sphere, so a claim whose sizes include one where the sphere has
+    no rational point (3 on the circle, 7 on the sphere in R^3) is refused when it is declared.
+    """
+    _check_name(name)
+    _check_dim(f"Sphere {name}", "size", size)
+    radius_squared = _positive_rational(f"Sphere {name}", "radius_squared", radius_squared)
+    return Variable(name, (size,), domain=EuclideanSphere("sphere", radius_squared), description=description)
 
 
 def Ordered(name: str, size: str, lo: float | None = None, hi: float | None = None, description: str = "") -> Variable:
@@ -557,5 +771,5 @@ def membership_errors(check, data, dims, ctx) -> tuple[str, str] | None:
     return None
 
 
-__all__ = ["Simplex", "Stochastic", "UnitVector", "Ordered", "Orthogonal", "Derived", "Domain", "Chart", "IrrationalDerivedValue",
+__all__ = ["Simplex", "Stochastic", "UnitVector", "Sphere", "Ordered", "Orthogonal", "Derived", "Domain", "Chart", "IrrationalDerivedValue",
            "domain_of", "is_derived", "kind_text", "membership_errors", "variable_kinds"]

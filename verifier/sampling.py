@@ -20,7 +20,7 @@ import numpy as np
 
 from .claims import Check, Variable
 from .contexts import BallContext, ExactContext, FloatContext, NotRational, to_fraction
-from .domains import OrderedEntries, OrthogonalMatrix, SimplexRows, UnitSphere, exact_point, is_derived, orthogonal_polar, sphere_normalise
+from .domains import EuclideanSphere, OrderedEntries, OrthogonalMatrix, SimplexRows, UnitSphere, exact_point, is_derived, orthogonal_polar, sphere_normalise
 
 FLOAT = FloatContext()
 
@@ -422,6 +422,11 @@ SPHERE_PATTERNS = {
     "inf": {"vertex": 1.5, "face": 1.5, "axis": 1.0, "gauss": 2.0, "simple": 0.7},
     "1": {"axis": 1.5, "edge": 1.0, "face": 1.0, "diagonal": 1.0, "gauss": 2.5},
 }
+#: a sphere of any rational radius squared: the unit sphere's patterns scaled, and its exact
+#: rational points -- the signed permutations of one of them ((1, 1, 1) for radius squared 3)
+#: and the stereographic images of small rationals seen from those
+EUCLIDEAN_SPHERE_PATTERNS = {"axis": 1.0, "diagonal": 1.5, "rational-point": 1.0, "small-rational": 1.0,
+                             "gauss": 2.5, "near-axis": 1.0, "simple": 0.7}
 ORDERED_PATTERNS = {"ties": 2.0, "all-equal": 0.7, "at-bounds": 1.0, "sorted": 2.0,
                     "increments": 1.5, "small-int": 1.0}
 ORTHOGONAL_PATTERNS = {"signed-permutation": 1.5, "hadamard": 1.5, "givens": 1.0,
@@ -431,9 +436,12 @@ ORTHOGONAL_PATTERNS = {"signed-permutation": 1.5, "hadamard": 1.5, "givens": 1.0
 #: per kind of set: the pattern weights of a variable, and one pattern's draw
 KIND_SAMPLES = {
     SimplexRows: (lambda var: STOCHASTIC_PATTERNS if len(var.shape) == 2 else SIMPLEX_PATTERNS,
-                  lambda name, rng, m, shape, var: _stochastic(name, rng, m, shape) if len(shape) == 2 else _simplex_rows(name, rng, m, shape[-1])),
+                  lambda name, rng, m, shape, var: _stochastic(name, rng, m, shape) if len(shape) == 2
+                  else _scaled(_simplex_rows(name, rng, m, shape[-1]), var.domain.total)),
     UnitSphere: (lambda var: SPHERE_PATTERNS[var.domain.norm],
                  lambda name, rng, m, shape, var: _sphere(name, var.domain.norm, rng, m, shape[-1])),
+    EuclideanSphere: (lambda var: EUCLIDEAN_SPHERE_PATTERNS,
+                      lambda name, rng, m, shape, var: _euclidean_sphere(name, var.domain, rng, m, shape[-1])),
     OrderedEntries: (lambda var: ORDERED_PATTERNS,
                      lambda name, rng, m, shape, var: _ordered(name, rng, m, shape[-1], var.lo, var.hi)),
     OrthogonalMatrix: (lambda var: ORTHOGONAL_PATTERNS,
@@ -543,6 +551,31 @@ def _sphere(name, norm, rng, m, n):
     else:
         raise AssertionError(name)
     return sphere_normalise(x, norm)
+
+
+def _scaled(x, total):
+    return x if total == 1 else x * float(total)
+
+
+def _euclidean_sphere(name, dom, rng, m, n):
+    if n == 0:
+        return np.zeros((m, 0))
+    if name not in ("rational-point", "small-rational"):
+        return _scaled(_sphere(name, "2", rng, m, n), np.sqrt(float(dom.radius_squared)))
+    p = np.sort(np.abs(np.array(dom.rational_point(n), dtype=float)))[::-1]
+    perm = np.argsort(rng.random((m, n)), axis=1)
+    pole = np.zeros((m, n))
+    pole[np.arange(m)[:, None], perm] = p  # p's largest entry at perm[:, 0]
+    pole *= _signs(rng, m, n)
+    if name == "rational-point":
+        return pole
+    # the line from the pole through a point meets x_j = 0 (j where the pole is largest) at
+    # t; small rational t give rational points of small height
+    t = rng.integers(-3, 4, (m, n)) / _pick(rng, [1.0, 2.0, 3.0, 4.0], (m, 1))
+    t[np.arange(m), perm[:, 0]] = 0.0
+    d = t - pole
+    lam = 2 * (float(dom.radius_squared) - np.sum(pole * t, axis=1)) / np.sum(d * d, axis=1)
+    return pole + lam[:, None] * d
 
 
 def _ordered(name, rng, m, n, lo, hi):
