@@ -9,7 +9,11 @@ by float points (float64 has no 1/3).  :func:`nearby_simple_points` rounds each 
 its best approximation of small denominator (``Fraction.limit_denominator``: the
 continued-fraction convergents and semiconvergents) at a ladder of denominators, in the
 coordinates where the set's points are simple (the kind's chart: entries, stereographic
-coordinates, Cayley parameters), and projects back onto the set.
+coordinates, Cayley parameters), and projects back onto the set.  A point whose coordinates
+share a larger denominator (107ths on a face of the simplex) is out of that ladder's reach,
+and rounding one coordinate at a time cannot tell 107ths from noise; so the coordinates are
+also rounded *together*, to the best approximations with one common denominator
+(:func:`common_denominator`: simultaneous Diophantine approximation by LLL).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
-from flint import fmpq
+from flint import fmpq, fmpz_mat
 
 from .contexts import ExactContext, FloatContext, to_fraction
 from .domains import cayley, domain_of, inverse_stereographic, is_derived, q
@@ -25,6 +29,11 @@ from .sampling import Sampler, batch_fastest, exactify, project
 
 #: denominators tried around a near-tie, smallest first (each a rung of convergents)
 DENOMINATORS = (2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 16, 20, 24, 32, 60, 100)
+#: weights of the residues against the common denominator in the lattice: weight M finds a
+#: denominator q when the point lies within about 1/M of p/q in every coordinate
+LATTICE_SCALES = (10**6, 10**9, 10**12)
+#: the largest common denominator a lattice rounding may give
+MAX_COMMON_DENOMINATOR = 10**4
 #: certifications spent per near-tie at most (on a claim that is an equality on a whole
 #: face, every rounded point is a tie too: the float screen cannot tell them apart)
 MAX_TRIES = 2
@@ -92,6 +101,47 @@ def _snap_variable_ladder(var, point, bounds) -> dict:
     return {m: entries[m] if dom.contains(entries[m]) else chart.point(params[m]) for m in bounds}
 
 
+def common_denominator(values, scale, max_denominator=MAX_COMMON_DENOMINATOR) -> np.ndarray | None:
+    """``p / q`` with one denominator ``q <= max_denominator`` and ``|q x_i - p_i|`` small in
+    every coordinate at once, or None (values: one array of rationals).
+
+    Lagarias' lattice for simultaneous Diophantine approximation: rows ``(1, [M x_1], ...,
+    [M x_n])`` and ``M e_i``; the vector ``q row_0 - sum p_i row_i = (q, M (q x_i - p_i))`` is
+    short exactly when ``p / q`` is close to ``x`` with a small ``q``, and LLL's first vector is
+    the shortest up to a factor the lattice's size keeps harmless here.
+    """
+    flat = np.asarray(values, dtype=object).ravel()
+    if not len(flat):
+        return None
+    scaled = [round(to_fraction(v) * scale) for v in flat]
+    n = len(flat)
+    rows = [[1] + scaled] + [[0] * (i + 1) + [scale] + [0] * (n - i - 1) for i in range(n)]
+    first = fmpz_mat(rows).lll()
+    q = int(first[0, 0])
+    if q == 0 or abs(q) > max_denominator:
+        return None
+    if q < 0:
+        q = -q
+        residues = [-int(first[0, i + 1]) for i in range(n)]
+    else:
+        residues = [int(first[0, i + 1]) for i in range(n)]
+    out = np.empty(n, dtype=object)
+    out[:] = [fmpq((q * r - v) // scale, q) for r, v in zip(scaled, residues)]
+    return out.reshape(np.shape(values))
+
+
+def _common_denominator_variable(var, point, scale):
+    """The variable rounded to one common denominator: its entries when that lands on the set
+    (or the entries are its coordinates), else its chart's coordinates, mapped back."""
+    entries = common_denominator(point, scale)
+    dom = domain_of(var)
+    chart = dom.chart(point) if dom is not None else None
+    if chart is None or (entries is not None and dom.contains(entries)):
+        return entries
+    params = common_denominator(chart.params, scale)
+    return None if params is None else chart.point(params)
+
+
 def nearby_simple_points(check, data, dims, project):
     """Points of small denominators near ``data``, on every variable's set, distinct from it.
 
@@ -102,11 +152,17 @@ def nearby_simple_points(check, data, dims, project):
     rounded: set = set()
     out = []
     # every rung of the ladder from one expansion per coordinate
-    ladders = {var.name: _snap_variable_ladder(var, np.asarray(data[var.name], dtype=object)[0], DENOMINATORS)
-               for var in check.variables if not is_derived(var)}
-    for den in DENOMINATORS:
+    free = [var for var in check.variables if not is_derived(var)]
+    points = {var.name: np.asarray(np.asarray(data[var.name], dtype=object)[0], dtype=object) for var in free}
+    ladders = {var.name: _snap_variable_ladder(var, points[var.name], DENOMINATORS) for var in free}
+    rounded_sets = [{name: ladder[den] for name, ladder in ladders.items()} for den in DENOMINATORS]
+    # then every variable's coordinates rounded together, to one denominator each
+    for scale in LATTICE_SCALES:
+        together = {var.name: _common_denominator_variable(var, points[var.name], scale) for var in free}
+        rounded_sets.append({name: together[name] if together[name] is not None else points[name] for name in together})
+    for rounding in rounded_sets:
         # a derived variable is recomputed by the projection
-        cand = {var.name: data[var.name] if is_derived(var) else ladders[var.name][den][None] for var in check.variables}
+        cand = {var.name: data[var.name] if is_derived(var) else rounding[var.name][None] for var in check.variables}
         raw = _key(cand)
         if raw in rounded:  # the same rounding as a smaller denominator gave: the same projection
             continue

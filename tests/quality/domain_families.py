@@ -453,3 +453,42 @@ def true_sphere(seed):
 
 
 SCALED_TRUE_FAMILIES = {"scaled-simplex": true_scaled_simplex, "sphere": true_sphere}
+
+
+# ---------------------------------- rational points of larger denominators (issue 27, mechanism 5)
+def simplex_face_point(seed):
+    """sum_face p_i^2 / c_i + 2 (mass off the face) > 1 on the simplex (Cauchy-Schwarz: with
+    m the mass off the face, at least (1 - m)^2 + 2m = 1 + m^2): fails only at p = c, a point
+    of the face whose entries have a common denominator between 101 and 400 (beyond rounding
+    one coordinate at a time to denominators <= 100)."""
+    rng = _rng(seed, 41)
+    n = int(rng.integers(4, 7))
+    face = sorted(int(i) for i in rng.choice(n, int(rng.integers(2, n)), replace=False))
+    while True:
+        den = int(rng.integers(101, 401))
+        cuts = sorted(int(x) for x in rng.choice(np.arange(1, den), len(face) - 1, replace=False))
+        c = [Fraction(b - a, den) for a, b in zip([0] + cuts, cuts + [den])]
+        if max(x.denominator for x in c) > 100:
+            break
+    out = [i for i in range(n) if i not in face]
+    return _claim(f"face-point-{seed}", (Simplex("p", "n"),), (Dim("n", n, n),),
+                  lambda ctx, v: 2 * sum((v.p[:, i] for i in out), ctx.const(0)) + sum(v.p[:, i] ** 2 / ctx.const(x) for i, x in zip(face, c)),
+                  lambda ctx, v: ctx.const(1), ">", f"sum p_i^2 / c_i + 2 (mass off {face}) > 1, c = {[str(x) for x in c]}")
+
+
+def sphere_far_point(seed):
+    """c . x < r^2 on |x|^2 = r^2: fails only at c, a rational point of the sphere with common
+    denominator between 101 and 2000."""
+    rng = _rng(seed, 42)
+    n = int(rng.integers(2, 6))
+    r2 = _radius_squared(rng, n)
+    while True:
+        c = rational_sphere_point(rng, n, r2, 2000)
+        if max(x.denominator for x in c) > 100:
+            break
+    return _claim(f"sphere-far-point-{seed}", (Sphere("x", "n", r2),), (Dim("n", n, n),),
+                  lambda ctx, v: sum(ctx.const(c[i]) * v.x[:, i] for i in range(n)), lambda ctx, v: ctx.const(r2),
+                  "<", f"c . x < {r2}, c = {[str(x) for x in c]}")
+
+
+LARGE_DENOMINATOR_FAMILIES = {"simplex-face-point": simplex_face_point, "sphere-far-point": sphere_far_point}
