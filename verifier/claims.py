@@ -57,6 +57,14 @@ class Dim:
 
 
 @dataclass(frozen=True)
+class FixedSize:
+    """The one size an int in a variable's shape allows, read like a :class:`Dim`'s range."""
+
+    lo: int
+    hi: int
+
+
+@dataclass(frozen=True)
 class Variable:
     """A scalar, vector or matrix variable and its domain.
 
@@ -339,6 +347,12 @@ class Claim:
         _order_variables(self.id, self.variables)
         for check in self.checks():
             _check_proof_domain(check)
+            dims = {d.name: d for d in check.dims}
+            for var in check.variables:
+                dims.update({s: FixedSize(s, s) for s in var.shape if isinstance(s, int)})  # its own range
+            for var in check.variables:
+                if var.domain is not None:  # a set with no exact point at some size (3 on the circle)
+                    var.domain.validate(var, dims)
 
     def checks(self, reading: str | None = None, part: str | None = None) -> list["Check"]:
         """Every (part, reading) pair this claim asks to check."""

@@ -12,7 +12,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from verifier import Claim, Derived, Dim, Hypothesis, Ordered, Orthogonal, Part, Scalar, Simplex, Stochastic, UnitVector, Vector
+from verifier import Claim, Derived, Dim, Hypothesis, Ordered, Orthogonal, Part, Scalar, Simplex, Sphere, Stochastic, UnitVector, Vector
+from verifier.domains import sphere_rational_point
 
 
 def exact_point(cx):
@@ -26,6 +27,23 @@ def exact_point(cx):
         return fmpq(f.numerator, f.denominator)
 
     return {k: np.vectorize(one, otypes=[object])(np.asarray(v, dtype=object))[None] for k, v in cx.vars.items()}
+
+
+def assert_refuted_on_the_set(check, seed):
+    """The search refutes the check from ``seed`` (default budget) at a point exactly on its
+    sets, which an independent certifier confirms."""
+    from verifier.certify import Certifier
+    from verifier.contexts import ExactContext
+    from verifier.domains import membership_errors
+    from verifier.engine import SearchConfig, run_check
+
+    result = run_check(check, SearchConfig(seed=seed))
+    assert result.verdict.value == "refuted", (check.claim.id, seed, result.stop_reason, result.message)
+    cx = result.counterexample
+    point = exact_point(cx)
+    assert membership_errors(check, point, cx.dims, ExactContext()) is None
+    assert Certifier(50).certify(check, point, cx.dims).violated
+    return result
 
 
 def _rng(seed, salt):
@@ -319,3 +337,158 @@ TRUE_FAMILIES = {
     "orthogonal": true_orthogonal,
     "derived": true_derived,
 }
+
+
+# ------------------------------------------- a simplex of any total, a sphere of any radius
+TOTALS = (2, 3, 5, 10, Fraction(3, 2), Fraction(5, 2), Fraction(7, 3), Fraction(4, 3))
+RADII_SQUARED = (2, 3, 5, 6, 11, Fraction(3, 2), Fraction(5, 4), Fraction(1, 2), Fraction(9, 4))
+
+
+def _total(rng):
+    return Fraction(TOTALS[int(rng.integers(len(TOTALS)))])
+
+
+def _radius_squared(rng, n):
+    """A radius squared from the list whose sphere has rational points in n dimensions."""
+    while True:
+        r2 = Fraction(RADII_SQUARED[int(rng.integers(len(RADII_SQUARED)))])
+        if sphere_rational_point(n, r2) is not None:
+            return r2
+
+
+def scaled_simplex_vertex(seed):
+    """sum w_i p_i^2 < w_j T^2 on the simplex of total T: fails only at the vertex T e_j."""
+    rng = _rng(seed, 31)
+    n, total = int(rng.integers(3, 7)), _total(rng)
+    w = [int(x) for x in rng.integers(1, 6, n)]
+    j = int(rng.integers(n))
+    w[j] = max(w) + 1
+    return _claim(f"scaled-vertex-{seed}", (Simplex("p", "n", total),), (Dim("n", n, n),),
+                  lambda ctx, v: sum(w[i] * v.p[:, i] ** 2 for i in range(n)), lambda ctx, v: ctx.const(w[j] * total * total),
+                  "<", f"sum w p^2 < {w[j]} ({total})^2 on the simplex of total {total}")
+
+
+def rational_simplex_point(rng, n, total, denominator):
+    """n positive multiples of 1/denominator (times total's denominator) summing to total."""
+    den = denominator * total.denominator
+    units = int(total * den)
+    cuts = sorted(int(x) for x in rng.choice(np.arange(1, units), n - 1, replace=False))
+    return [Fraction(b - a, den) for a, b in zip([0] + cuts, cuts + [units])]
+
+
+def scaled_simplex_point(seed):
+    """||p - c||^2 > 0 on the simplex of total T, c a rational point inside (denominators <= 12): fails only at c."""
+    rng = _rng(seed, 32)
+    n, total = int(rng.integers(3, 6)), _total(rng)
+    c = rational_simplex_point(rng, n, total, int(rng.choice([5, 6, 7, 8, 9, 11, 12])))
+    return _claim(f"scaled-point-{seed}", (Simplex("p", "n", total),), (Dim("n", n, n),),
+                  lambda ctx, v: sum((v.p[:, i] - ctx.const(c[i])) ** 2 for i in range(n)) + 1, lambda ctx, v: ctx.const(1),
+                  ">", f"p != {[str(x) for x in c]}")
+
+
+def rational_sphere_point(rng, n, r2, max_denominator):
+    """A rational point of |x|^2 = r2 (common denominator <= max_denominator) other than the
+    signed permutations of the one the kind knows: the line from one of those through a point
+    of small rational coordinates meets the sphere again there."""
+    known = sphere_rational_point(n, r2)
+    while True:
+        pole = [known[i] * int(s) for i, s in zip(rng.permutation(n), rng.choice([-1, 1], n))]
+        t = [Fraction(int(rng.integers(-3, 4)), int(rng.integers(1, 5))) for _ in range(n)]
+        t[int(np.argmax([abs(x) for x in pole]))] = Fraction(0)
+        d = [a - b for a, b in zip(t, pole)]
+        lam = 2 * (r2 - sum(a * b for a, b in zip(pole, t))) / sum(x * x for x in d)
+        c = [a + lam * b for a, b in zip(pole, d)]
+        if max(x.denominator for x in c) <= max_denominator and sorted(map(abs, c)) != sorted(known):
+            return c
+
+
+def sphere_point(seed):
+    """c . x < r^2 on the sphere |x|^2 = r^2 (Cauchy-Schwarz): fails only at x = c, a rational
+    point of the sphere with common denominator <= 30."""
+    rng = _rng(seed, 33)
+    n = int(rng.integers(2, 6))
+    r2 = _radius_squared(rng, n)
+    c = rational_sphere_point(rng, n, r2, 30)
+    return _claim(f"sphere-point-{seed}", (Sphere("x", "n", r2),), (Dim("n", n, n),),
+                  lambda ctx, v: sum(ctx.const(c[i]) * v.x[:, i] for i in range(n)), lambda ctx, v: ctx.const(r2),
+                  "<", f"c . x < {r2}, c = {[str(x) for x in c]}")
+
+
+def sphere_cap(seed):
+    """w . x <= (1 - 10^-4) |w| r on the sphere of radius r: fails only in a small cap around w's direction."""
+    rng = _rng(seed, 34)
+    n = int(rng.integers(2, 6))
+    r2 = _radius_squared(rng, n)
+    w = [Fraction(x).limit_denominator(100) for x in rng.standard_normal(n)]
+    bound = Fraction(float(np.sqrt(float(sum(x * x for x in w) * r2))) * (1 - 1e-4)).limit_denominator(10**6)
+    return _claim(f"sphere-cap-{seed}", (Sphere("x", "n", r2),), (Dim("n", n, n),),
+                  lambda ctx, v: sum(ctx.const(w[i]) * v.x[:, i] for i in range(n)), lambda ctx, v: ctx.const(bound),
+                  "<=", f"w . x <= {bound} on |x|^2 = {r2}")
+
+
+SCALED_FAMILIES = {
+    "scaled-simplex-vertex": scaled_simplex_vertex,
+    "scaled-simplex-point": scaled_simplex_point,
+    "sphere-point": sphere_point,
+    "sphere-cap": sphere_cap,
+}
+
+
+def true_scaled_simplex(seed):
+    rng = _rng(seed, 35)
+    n, total = int(rng.integers(2, 6)), _total(rng)
+    return _claim(f"true-scaled-simplex-{seed}", (Simplex("p", "n", total),), (Dim("n", n, n),),
+                  lambda ctx, v: ctx.sum_all(v.p * v.p), lambda ctx, v: ctx.const(total * total / n), ">=", "sum p^2 >= T^2/n")
+
+
+def true_sphere(seed):
+    """c . x <= r^2 (Cauchy-Schwarz, equal at x = c) and |x|_1^2 <= n r^2."""
+    rng = _rng(seed, 36)
+    n = int(rng.integers(2, 6))
+    r2 = _radius_squared(rng, n)
+    c = rational_sphere_point(rng, n, r2, 30)
+    return _claim(f"true-sphere-{seed}", (Sphere("x", "n", r2),), (Dim("n", n, n),),
+                  lambda ctx, v: sum(ctx.const(c[i]) * v.x[:, i] for i in range(n)) + ctx.sum_all(ctx.abs(v.x)) ** 2,
+                  lambda ctx, v: ctx.const(r2 + n * r2), "<=", "c . x + |x|_1^2 <= r^2 + n r^2")
+
+
+SCALED_TRUE_FAMILIES = {"scaled-simplex": true_scaled_simplex, "sphere": true_sphere}
+
+
+# ---------------------------------- rational points of larger denominators (issue 27, mechanism 5)
+def simplex_face_point(seed):
+    """sum_face p_i^2 / c_i + 2 (mass off the face) > 1 on the simplex (Cauchy-Schwarz: with
+    m the mass off the face, at least (1 - m)^2 + 2m = 1 + m^2): fails only at p = c, a point
+    of the face whose entries have a common denominator between 101 and 400 (beyond rounding
+    one coordinate at a time to denominators <= 100)."""
+    rng = _rng(seed, 41)
+    n = int(rng.integers(4, 7))
+    face = sorted(int(i) for i in rng.choice(n, int(rng.integers(2, n)), replace=False))
+    while True:
+        den = int(rng.integers(101, 401))
+        cuts = sorted(int(x) for x in rng.choice(np.arange(1, den), len(face) - 1, replace=False))
+        c = [Fraction(b - a, den) for a, b in zip([0] + cuts, cuts + [den])]
+        if max(x.denominator for x in c) > 100:
+            break
+    out = [i for i in range(n) if i not in face]
+    return _claim(f"face-point-{seed}", (Simplex("p", "n"),), (Dim("n", n, n),),
+                  lambda ctx, v: 2 * sum((v.p[:, i] for i in out), ctx.const(0)) + sum(v.p[:, i] ** 2 / ctx.const(x) for i, x in zip(face, c)),
+                  lambda ctx, v: ctx.const(1), ">", f"sum p_i^2 / c_i + 2 (mass off {face}) > 1, c = {[str(x) for x in c]}")
+
+
+def sphere_far_point(seed):
+    """c . x < r^2 on |x|^2 = r^2: fails only at c, a rational point of the sphere with common
+    denominator between 101 and 2000."""
+    rng = _rng(seed, 42)
+    n = int(rng.integers(2, 6))
+    r2 = _radius_squared(rng, n)
+    while True:
+        c = rational_sphere_point(rng, n, r2, 2000)
+        if max(x.denominator for x in c) > 100:
+            break
+    return _claim(f"sphere-far-point-{seed}", (Sphere("x", "n", r2),), (Dim("n", n, n),),
+                  lambda ctx, v: sum(ctx.const(c[i]) * v.x[:, i] for i in range(n)), lambda ctx, v: ctx.const(r2),
+                  "<", f"c . x < {r2}, c = {[str(x) for x in c]}")
+
+
+LARGE_DENOMINATOR_FAMILIES = {"simplex-face-point": simplex_face_point, "sphere-far-point": sphere_far_point}

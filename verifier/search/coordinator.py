@@ -22,9 +22,9 @@ import numpy as np
 from ..certify import Certificate, decimal_string
 from ..claims import Check
 from ..contexts import ExactContext, MPContext, NotRational
-from ..domains import refuse_irrational_derived, variable_kinds
+from ..domains import variable_kinds
 from ..executor import SerialExecutor, make_executor, registered_check
-from ..rational_points import try_near_tie
+from ..rational_points import refuse_irrational_derived, try_near_tie
 from ..results import CheckResult, Counterexample, FoundBy, RunResult, SearchStats, Verdict
 from ..sampling import fractions_of
 from ..shrink import Shrinker
