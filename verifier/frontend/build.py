@@ -175,7 +175,7 @@ class _ModuleWriter:
             if isinstance(sol, SetSolution):
                 lines.append(self._set(sol))
                 for var, expr in sol.members:
-                    lines.append(self._derived(var, expr, f"{var.name} = {_plain(expr)}"))
+                    lines.append(self._derived(var, expr, _plain(expr)))
                     hyps += self._strict(var)
                 names = ", ".join(v.name for v, _ in sol.members)
                 what = f"the simplex of total {_frac(sol.value)}" if sol.kind == "simplex" else f"the sphere of radius squared {_frac(sol.value)}"
@@ -355,6 +355,7 @@ def _frac(q: Fraction) -> str:
 def _plain(expr) -> str:
     """An expression as a reader types it: ``3 - a - b``, ``1/(a*b)``, ``|abc_1|``."""
     text = sympy.sstr(expr, order="none")
+    text = re.sub(r"(\w+)\[(\d+)\]", r"\1_\2", text)  # abc[1] -> abc_1, the paper's 1-based subscript
     return re.sub(r"Abs\(([^()]*)\)", r"|\1|", text)
 
 
