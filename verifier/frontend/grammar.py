@@ -16,6 +16,7 @@ Conventions (also in docs/authoring.md):
 
 * implicit multiplication: ``2ab``, ``(a+b)(b+c)``, ``\\frac{1}{2} x``; a run of letters that is
   not a declared name is split into declared names later (``abc`` = a*b*c);
+* ``1e-3`` is a number (Python's notation: ``2e-3`` is not 2e - 3);
 * ``x^23`` is ``x^2 \\cdot 3`` as in TeX (one character after ``^``, ``\\frac12``, ``\\sqrt2``);
   ``x**23`` is Python's power;
 * the body of ``\\sum``, ``\\prod`` and ``\\max_i`` is the product that follows, ``\\cdot`` and
@@ -123,7 +124,7 @@ _OPERAND_END = {"NAME", "NUMBER", "RPAR", "RBRACE", "RSQB", "BAR_CLOSE", "NORM_C
 
 _RAW = re.compile(r"""
     (?P<space>\s+|\$|&)
-  | (?P<number>\d+(?:\.\d+)?|\.\d+)
+  | (?P<number>(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?)
   | (?P<name>[A-Za-z][A-Za-z0-9]*)
   | (?P<command>\\[A-Za-z]+)
   | (?P<escaped>\\[|{},;!:\ ])
