@@ -402,14 +402,14 @@ class _Translator:
             return value
         parts = self._split(name)
         if parts is None:
-            # point at the first letter that starts no declared name
-            k = self._first_unknown(name)
-            bad = name[k:]
-            bad = next((name[k:j] for j in range(len(name), k, -1) if name[k:j].isalpha()), bad)
-            shown = bad if len(name) == 1 or k == 0 and self._split(name[len(bad):]) is None else bad[0]
-            if name in ("pi",):
+            if name == "pi":
                 self.error("\\pi is not a number every context can hold exactly (there is no ctx constant for it)", column=column)
-            self.error(f"{shown if len(name) > 1 else name} is used but not declared (--var)", column=column + k)
+            # nothing of the run a declared name: the whole run; else the first letter that starts none
+            k = self._first_unknown(name)
+            if all(part == "e" for part in self._split(name[:k]) or []):  # "eps": a name, not e * p * s
+                k = 0
+            shown = name if k == 0 else name[k]
+            self.error(f"{shown} is used but not declared (--var)", column=column + k)
         value = sympy.Integer(1)
         for part in parts:
             value = value * self._whole_name(part)
