@@ -7,8 +7,6 @@ from pathlib import Path
 
 import click
 
-from ..frontend import ExpressionError, ExprRequest, build
-from ..frontend.save import SaveError, claim_id_for, save_claim_module
 from ..reporters import formal_report
 from ..tighten import NotTightenable, tighten
 from . import ROUNDS, UsageFailure, _config, _run_and_report, main, search_options
@@ -43,6 +41,10 @@ def expr_cmd(statement, variables, dims, where, constant, rounds, save_path, cla
     The result is the panel (or --json) of `verify lemma`: a certified counterexample, shrunk,
     or the proof attempt for a survivor.
     """
+    # imported here, not at the top: the grammar's tables cost every other `verify` command 0.3 s at start
+    from ..frontend import ExpressionError, ExprRequest, build
+    from ..frontend.save import SaveError, claim_id_for, save_claim_module
+
     if save and save_path is None:
         raise UsageFailure("--save needs --save-claim FILE.py: `verify replay FILE --pack FILE.py` finds the claim there")
     try:
