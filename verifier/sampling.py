@@ -20,7 +20,8 @@ import numpy as np
 
 from .claims import Check, Variable
 from .contexts import BallContext, ExactContext, FloatContext, NotRational, to_fraction
-from .domains import EuclideanSphere, OrderedEntries, OrthogonalMatrix, SimplexRows, UnitSphere, exact_point, is_derived, orthogonal_polar, sphere_normalise
+from .domains import (DoublyStochasticMatrix, EuclideanSphere, OrderedEntries, OrthogonalMatrix, SimplexRows, UnitSphere, exact_point, is_derived,
+                      orthogonal_polar, sinkhorn, sphere_normalise)
 
 FLOAT = FloatContext()
 
@@ -430,7 +431,12 @@ EUCLIDEAN_SPHERE_PATTERNS = {"axis": 1.0, "diagonal": 1.5, "rational-point": 1.0
 ORDERED_PATTERNS = {"ties": 2.0, "all-equal": 0.7, "at-bounds": 1.0, "sorted": 2.0,
                     "increments": 1.5, "small-int": 1.0}
 ORTHOGONAL_PATTERNS = {"signed-permutation": 1.5, "hadamard": 1.5, "givens": 1.0,
-                       "haar": 2.5, "near-permutation": 1.5}
+                       "haar": 2.5, "near-permutation": 1.5, "householder": 1.5}
+#: doubly stochastic matrices: permutations, block-diagonal ones (uniform blocks, rows and
+#: columns permuted), mixtures of two or of several permutations (Birkhoff), the uniform
+#: matrix; inside: Sinkhorn's scaling of positive matrices
+DOUBLY_STOCHASTIC_PATTERNS = {"permutation": 1.5, "block-diagonal": 1.5, "two-permutations": 1.0,
+                              "birkhoff": 1.5, "uniform": 0.3, "sinkhorn": 2.0}
 
 
 #: per kind of set: the pattern weights of a variable, and one pattern's draw
@@ -446,6 +452,8 @@ KIND_SAMPLES = {
                      lambda name, rng, m, shape, var: _ordered(name, rng, m, shape[-1], var.lo, var.hi)),
     OrthogonalMatrix: (lambda var: ORTHOGONAL_PATTERNS,
                        lambda name, rng, m, shape, var: _orthogonal(name, rng, m, shape[-1])),
+    DoublyStochasticMatrix: (lambda var: DOUBLY_STOCHASTIC_PATTERNS,
+                             lambda name, rng, m, shape, var: _doubly_stochastic(name, rng, m, shape[-1])),
 }
 
 
@@ -660,6 +668,50 @@ def _orthogonal(name, rng, m, n):
     if name == "near-permutation":
         a = rng.standard_normal((m, n, n)) * _log_scale(rng, m, -3, -0.5)[:, None, None]
         return _signed_permutations(rng, m, n) @ orthogonal_polar(np.eye(n) + a - np.swapaxes(a, 1, 2))
+    if name == "householder":
+        # reflections I - 2 s s^T / |s|^2 in small integer directions s (rational: the
+        # reflections I - (2/3) s s^T of a sign vector, say), half of them times a signed permutation
+        s = rng.integers(-2, 3, (m, n)).astype(float)
+        s[~np.any(s != 0, axis=1), 0] = 1.0
+        h = np.eye(n) - 2 * s[:, :, None] * s[:, None, :] / np.sum(s * s, axis=1)[:, None, None]
+        turn = rng.random(m) < 0.5
+        h[turn] = _signed_permutations(rng, int(np.count_nonzero(turn)), n) @ h[turn]
+        return h
+    raise AssertionError(name)
+
+
+def _permutations(rng, m, n):
+    out = np.zeros((m, n, n))
+    out[np.arange(m)[:, None], np.arange(n)[None], np.argsort(rng.random((m, n)), axis=1)] = 1.0
+    return out
+
+
+def _doubly_stochastic(name, rng, m, n):
+    if n == 0:
+        return np.zeros((m, 0, 0))
+    if name == "permutation":
+        return _permutations(rng, m, n)
+    if name == "uniform":
+        return np.full((m, n, n), 1.0 / n)
+    if name == "block-diagonal":
+        # consecutive indices share a block where no cut falls between them; each block
+        # uniform, then rows and columns permuted
+        label = np.cumsum(np.concatenate([np.zeros((m, 1), bool), rng.random((m, n - 1)) < 0.5], axis=1), axis=1)
+        same = label[:, :, None] == label[:, None, :]
+        blocks = same / same.sum(axis=2, keepdims=True)
+        return _permutations(rng, m, n) @ blocks @ _permutations(rng, m, n)
+    if name == "two-permutations":
+        t = np.where(rng.random(m) < 0.5, _pick(rng, [1 / 2, 1 / 3, 2 / 3, 1 / 4, 3 / 4], m), rng.random(m))[:, None, None]
+        return t * _permutations(rng, m, n) + (1 - t) * _permutations(rng, m, n)
+    if name == "birkhoff":
+        k = int(rng.integers(2, n + 2))
+        w = np.where(rng.random((m, 1)) < 0.5, rng.integers(1, 4, (m, k)), rng.exponential(1.0, (m, k)))
+        w = w / w.sum(axis=1, keepdims=True)
+        return sum(w[:, i, None, None] * _permutations(rng, m, n) for i in range(k))
+    if name == "sinkhorn":
+        # scales up to 10^0.5: Sinkhorn converges slowly on matrices far from positive
+        z = rng.standard_normal((m, n, n)) * _log_scale(rng, m, -1, 0.5)[:, None, None]
+        return sinkhorn(np.exp(z - z.max(axis=(1, 2), keepdims=True)))
     raise AssertionError(name)
 
 

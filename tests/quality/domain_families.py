@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from verifier import Claim, Derived, Dim, Hypothesis, Ordered, Orthogonal, Part, Scalar, Simplex, Sphere, Stochastic, UnitVector, Vector
+from verifier import Claim, Derived, Dim, DoublyStochastic, Hypothesis, Ordered, Orthogonal, Part, Scalar, Simplex, Sphere, Stochastic, UnitVector, Vector
 from verifier.domains import sphere_rational_point
 
 
@@ -492,3 +492,81 @@ def sphere_far_point(seed):
 
 
 LARGE_DENOMINATOR_FAMILIES = {"simplex-face-point": simplex_face_point, "sphere-far-point": sphere_far_point}
+
+
+# ------------------------------------ patterns the sets are known for (issue 27, mechanism 6)
+def orthogonal_householder(seed):
+    """tr(H^T Q) < n on the orthogonal group: fails only at Q = H = I - 2 s s^T / |s|^2, the
+    reflection in a small integer direction s from the seed (I - (2/3) s s^T for a sign vector)."""
+    rng = _rng(seed, 51)
+    n = int(rng.integers(3, 5))
+    while True:
+        s = [int(x) for x in rng.integers(-2, 3, n)]
+        if sum(1 for x in s if x) >= 2:
+            break
+    norm = sum(x * x for x in s)
+    h = [[int(i == j) - Fraction(2 * s[i] * s[j], norm) for j in range(n)] for i in range(n)]
+    return _claim(f"householder-{seed}", (Orthogonal("Q", "n"),), (Dim("n", n, n),),
+                  lambda ctx, v: sum(ctx.const(h[i][j]) * v.Q[:, i, j] for i in range(n) for j in range(n)),
+                  lambda ctx, v: ctx.const(n), "<", f"tr(H^T Q) < {n}, H the reflection in {s}")
+
+
+def _block_doubly_stochastic(rng, n):
+    """A doubly stochastic matrix with uniform blocks (rows and columns permuted), not a permutation."""
+    while True:
+        cuts = sorted(int(i) for i in np.nonzero(rng.random(n - 1) < 0.4)[0] + 1)
+        sizes = [b - a for a, b in zip([0] + cuts, cuts + [n])]
+        if max(sizes) >= 2:
+            break
+    rows, cols = rng.permutation(n), rng.permutation(n)
+    b = [[Fraction(0)] * n for _ in range(n)]
+    start = 0
+    for size in sizes:
+        for i in range(start, start + size):
+            for j in range(start, start + size):
+                b[int(rows[i])][int(cols[j])] = Fraction(1, size)
+        start += size
+    return b
+
+
+def doubly_stochastic_block(seed):
+    """||P - B||_F^2 + 1 > 1 over doubly stochastic P: fails only at B, block-diagonal with
+    uniform blocks (rows and columns permuted) drawn from the seed."""
+    rng = _rng(seed, 52)
+    n = int(rng.integers(3, 6))
+    b = _block_doubly_stochastic(rng, n)
+    return _claim(f"ds-block-{seed}", (DoublyStochastic("P", "n"),), (Dim("n", n, n),),
+                  lambda ctx, v: sum((v.P[:, i, j] - ctx.const(b[i][j])) ** 2 for i in range(n) for j in range(n)) + 1,
+                  lambda ctx, v: ctx.const(1), ">", f"P != {[[str(x) for x in r] for r in b]}")
+
+
+def doubly_stochastic_not_permutation(seed):
+    """||P||_F^2 <= n - delta for a doubly stochastic P that is not a permutation matrix (strict
+    hypothesis ||P||_F^2 < n): false near permutations (t P_1 + (1 - t) P_2 with t close to 1),
+    and false *in floats* at the permutations themselves, which the strict hypothesis rejects
+    exactly -- the first points every batch offers for re-checking."""
+    rng = _rng(seed, 53)
+    n = int(rng.integers(3, 6))
+    delta = Fraction(1, int(rng.integers(2, 6)))
+    return Claim(f"ds-not-permutation-{seed}", "not a permutation", f"||P||_F^2 <= {n} - {delta}",
+                 variables=(DoublyStochastic("P", "n"),), dims=(Dim("n", n, n),),
+                 hypotheses=(Hypothesis("P is not a permutation matrix: ||P||_F^2 < n", lambda ctx, v: n - ctx.sum_all(v.P * v.P), strict=True),),
+                 parts=(Part("main", lambda ctx, v: ctx.sum_all(v.P * v.P), lambda ctx, v: ctx.const(n - delta)),))
+
+
+KNOWN_PATTERN_FAMILIES = {
+    "orthogonal-householder": orthogonal_householder,
+    "doubly-stochastic-block": doubly_stochastic_block,
+    "doubly-stochastic-not-permutation": doubly_stochastic_not_permutation,
+}
+
+
+def by_hand(claim):
+    """The same claim on a doubly stochastic P stated as it had to be before the kind: a
+    row-stochastic P with the column sums as an equality hypothesis."""
+    import dataclasses
+
+    var = claim.variables[0]
+    column = Hypothesis("each column of P sums to exactly 1", lambda ctx, v: -ctx.max_all(ctx.abs(ctx.sum(v.P, axis=1) - ctx.const(1))))
+    return dataclasses.replace(claim, id=claim.id + "-by-hand", variables=(Stochastic("P", var.shape[0], var.shape[1]),),
+                               hypotheses=(column,) + claim.hypotheses)

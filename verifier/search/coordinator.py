@@ -46,6 +46,7 @@ class Coordinator(ChunkSearch):
         self.deep_starts: list = []
         self.pending_near_ties: list = []  # (rel, phase, float point, dims) from this round's chunks
         self.near_ties_tried: set = set()
+        self.rejected_exactly: frozenset = frozenset()  # float rows a hypothesis rejects exactly: never re-checked again
 
     def _run(self, chunks, near_ties_every=None):
         """Run chunks, merged in chunk order; near-ties are tried after every ``near_ties_every``
@@ -100,6 +101,7 @@ class Coordinator(ChunkSearch):
         self.tight_detail = self.tight_detail or res.tight_detail
         self.near_misses.merge([(rel, point, dict(dims)) for rel, point, dims in res.ties], res.tie_cells)
         self.pending_near_ties.extend((rel, phase, point, dims) for rel, point, dims in res.near_ties)
+        self.rejected_exactly = self.rejected_exactly.union(res.rejected)
         self.deep_starts = self.near_misses.best(self.config.deep_starts)
         if self.progress:
             self.progress(self.evaluations, self.config.budget)
@@ -117,14 +119,15 @@ class Coordinator(ChunkSearch):
             hint = tuple(self.elites.dims_hint(4))
             stop = min(index + cfg.round_chunks, n_chunks)
             self._run([Chunk("generate", k, max(min(cfg.batch, gen_budget - k * cfg.batch), 1), self.deadline, hint=hint,
-                             rechecks=self._generate_rechecks(k)) for k in range(index, stop)])
+                             rechecks=self._generate_rechecks(k), rejected=self.rejected_exactly) for k in range(index, stop)])
             index = stop
         starts = self.elites.starts(cfg.elites)
         if starts and not self.out_of_time():
             per = max((cfg.budget - self.evaluations) // len(starts), cfg.offspring)
             rechecks = max(cfg.max_rechecks // (2 * len(starts)), cfg.rechecks_per_batch)
             # a target chunk spends about as much as a generate round
-            self._run([Chunk("target", k, per, self.deadline, start=s, rechecks=rechecks) for k, s in enumerate(starts)],
+            self._run([Chunk("target", k, per, self.deadline, start=s, rechecks=rechecks, rejected=self.rejected_exactly)
+                       for k, s in enumerate(starts)],
                       near_ties_every=1)
         if cfg.deep and self.deep_starts and not self.out_of_time():
             self._run([Chunk("deep", k, 0, self.deadline, start=s) for k, s in enumerate(self.deep_starts)])
