@@ -19,6 +19,7 @@ from typing import Mapping
 import numpy as np
 
 from .claims import Check, Variable
+from .configurations import known_configurations, spread_subsets
 from .contexts import BallContext, ExactContext, FloatContext, NotRational, to_fraction
 from .domains import (DoublyStochasticMatrix, EuclideanSphere, OrderedEntries, OrthogonalMatrix, SimplexRows, UnitSphere, exact_point, is_derived,
                       orthogonal_polar, sinkhorn, sphere_normalise)
@@ -69,6 +70,12 @@ BOUND_PATTERNS = {  # scalar with a lower/upper bound function
 }
 
 
+#: share of a batch drawn from known configurations where a claim has several unit vectors of one size
+CONFIGURATION_SHARE = 0.25
+#: unit vectors of one size that make a group drawn together
+MIN_CONFIGURATION = 3
+
+
 class Sampler:
     """Draws batches of float64 candidates for one check."""
 
@@ -76,6 +83,13 @@ class Sampler:
         self.check = check
         self.variables = check.variables
         self.dims = check.dims
+        # unit vectors of one size (and sphere radius) are also drawn together, as a known
+        # configuration (:mod:`verifier.configurations`); a group is drawn when its last member is
+        groups: dict = {}
+        for var in self.variables:
+            if isinstance(var.domain, (UnitSphere, EuclideanSphere)) and getattr(var.domain, "norm", "2") == "2":
+                groups.setdefault((var.domain, var.shape), []).append(var.name)
+        self.configurations = {names[-1]: (domain, names) for (domain, _), names in groups.items() if len(names) >= MIN_CONFIGURATION}
 
     # -- dimensions --------------------------------------------------------------------
     def pick_dims(self, rng: np.random.Generator) -> dict[str, int]:
@@ -97,6 +111,8 @@ class Sampler:
             shape = var.concrete_shape(dims)
             if var.domain is not None:
                 data[var.name] = self._constrained(var, shape, data, dims, rng, size)
+                if var.name in self.configurations:
+                    self._configuration(*self.configurations[var.name], data, shape, rng, size)
                 continue
             if var.radius is not None:
                 u = _grouped(rng, size, shape, RELATION_PATTERNS, _relation_pattern)
@@ -117,6 +133,31 @@ class Sampler:
         if is_derived(var):
             return var.domain.value(var, FLOAT, self.check.values(data, dims), (size,) + tuple(shape))
         return np.clip(sample_domain(var, shape, rng, size), var.lo if var.lo is not None else -np.inf, var.hi if var.hi is not None else np.inf)
+
+    @staticmethod
+    def _configuration(domain, names, data, shape, rng, size):
+        """A share of the rows: the group's vectors are far-apart points of a known
+        configuration in R^d, turned by a Haar-random orthogonal map (half the rows) or a
+        signed permutation (the rest, which keeps axis-aligned sets axis-aligned)."""
+        d, k = shape[-1], len(names)
+        configs = [c for c in known_configurations(d) if len(c) >= k]
+        rows = np.nonzero(rng.random(size) < CONFIGURATION_SHARE)[0]
+        if not configs or not len(rows):
+            return
+        which = rng.integers(0, len(configs), len(rows))
+        radius = 1.0 if isinstance(domain, UnitSphere) else np.sqrt(float(domain.radius_squared))
+        for c, conf in enumerate(configs):
+            at = rows[which == c]
+            m = len(at)
+            if not m:
+                continue
+            points = conf[spread_subsets(conf, k, rng, m)]  # (m, k, d)
+            haar = rng.random(m) < 0.5
+            turn = _signed_permutations(rng, m, d)
+            turn[haar] = orthogonal_polar(rng.standard_normal((int(np.count_nonzero(haar)), d, d)))
+            points = radius * points @ turn
+            for j, name in enumerate(names):
+                data[name][at] = points[:, j]
 
     def _bounded_scalar(self, var: Variable, data, dims, rng, size):
         v = self.check.values(data, dims)

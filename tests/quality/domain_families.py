@@ -29,15 +29,15 @@ def exact_point(cx):
     return {k: np.vectorize(one, otypes=[object])(np.asarray(v, dtype=object))[None] for k, v in cx.vars.items()}
 
 
-def assert_refuted_on_the_set(check, seed):
-    """The search refutes the check from ``seed`` (default budget) at a point exactly on its
-    sets, which an independent certifier confirms."""
+def assert_refuted_on_the_set(check, seed, **config):
+    """The search refutes the check from ``seed`` (default budget, ``config`` changes) at a
+    point exactly on its sets, which an independent certifier confirms."""
     from verifier.certify import Certifier
     from verifier.contexts import ExactContext
     from verifier.domains import membership_errors
     from verifier.engine import SearchConfig, run_check
 
-    result = run_check(check, SearchConfig(seed=seed))
+    result = run_check(check, SearchConfig(seed=seed, **config))
     assert result.verdict.value == "refuted", (check.claim.id, seed, result.stop_reason, result.message)
     cx = result.counterexample
     point = exact_point(cx)
@@ -570,3 +570,43 @@ def by_hand(claim):
     column = Hypothesis("each column of P sums to exactly 1", lambda ctx, v: -ctx.max_all(ctx.abs(ctx.sum(v.P, axis=1) - ctx.const(1))))
     return dataclasses.replace(claim, id=claim.id + "-by-hand", variables=(Stochastic("P", var.shape[0], var.shape[1]),),
                                hypotheses=(column,) + claim.hypotheses)
+
+
+# ----------------------------------------- many unit vectors, a max over pairs (mechanism 7)
+def _max_pairwise_cosine(ctx, vectors):
+    cosines = [ctx.sum(a * b, axis=1) for i, a in enumerate(vectors) for b in vectors[i + 1:]]
+    out = cosines[0]
+    for c in cosines[1:]:
+        out = ctx.maximum(out, c)
+    return out
+
+
+def unit_vector_code(seed):
+    """Any k unit vectors in R^d have two with cosine >= c: false, with c just above what a
+    known configuration reaches -- 9 to 12 vectors in R^3 (the icosahedron: 1/sqrt 5 = 0.447,
+    c in 0.46..0.50), 13 to 24 in R^4 (the 24-cell: 1/2, c in 0.51..0.55).  Random
+    configurations stay near 0.6."""
+    rng = _rng(seed, 61)
+    if rng.random() < 0.5:
+        d, k, c = 3, int(rng.integers(9, 13)), Fraction(int(rng.integers(46, 51)), 100)
+    else:
+        d, k, c = 4, int(rng.integers(13, 25)), Fraction(int(rng.integers(51, 56)), 100)
+    variables = tuple(UnitVector(f"u{i}", "d") for i in range(k))
+    names = [v.name for v in variables]
+    return _claim(f"code-{seed}", variables, (Dim("d", d, d),),
+                  lambda ctx, v: _max_pairwise_cosine(ctx, [v[name] for name in names]), lambda ctx, v: ctx.const(c),
+                  ">=", f"any {k} unit vectors in R^{d} have two with cosine >= {c}")
+
+
+CONFIGURATION_FAMILIES = {"unit-vector-code": unit_vector_code}
+
+
+def true_unit_vector_code(seed):
+    """Any d + 2 unit vectors in R^d have two with cosine >= 0 (at most d + 1 can be pairwise
+    obtuse): true, with equality at the cross-polytope's points, which the configurations offer."""
+    d = int(_rng(seed, 62).integers(2, 5))
+    variables = tuple(UnitVector(f"u{i}", "d") for i in range(d + 2))
+    names = [v.name for v in variables]
+    return _claim(f"true-code-{seed}", variables, (Dim("d", d, d),),
+                  lambda ctx, v: _max_pairwise_cosine(ctx, [v[name] for name in names]), lambda ctx, v: ctx.const(0),
+                  ">=", f"any {d + 2} unit vectors in R^{d} have two with cosine >= 0")
