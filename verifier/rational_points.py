@@ -18,6 +18,8 @@ also rounded *together*, to the best approximations with one common denominator
 
 from __future__ import annotations
 
+import itertools
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -34,6 +36,8 @@ DENOMINATORS = (2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 16, 20, 24, 32, 60, 100)
 LATTICE_SCALES = (10**6, 10**9, 10**12)
 #: the largest common denominator a lattice rounding may give
 MAX_COMMON_DENOMINATOR = 10**4
+#: coordinates up to which a rounding in charts tries every corner of the 1/D grid around the point
+MAX_CORNERS = 4
 #: certifications spent per near-tie at most (on a claim that is an equality on a whole
 #: face, every rounded point is a tie too: the float screen cannot tell them apart)
 MAX_TRIES = 2
@@ -178,6 +182,46 @@ def nearby_simple_points(check, data, dims, project):
     return out
 
 
+def rounded_in_charts(check, data, dims, project, denominators):
+    """``data`` with every variable's coordinates where its set's points are simple (the kind's
+    chart, else the entries) rounded to multiples of 1/D, for each D in ``denominators``,
+    mapped back and projected: distinct points, smallest D first.
+
+    One denominator for all coordinates is what keeps a point short: stereographic
+    coordinates ``a / D`` give a sphere point of denominator about ``D^2``, where rounding each
+    to its own denominator multiplies them; simplex weights ``a_i / D`` divided by their sum
+    share one denominator near D.
+    """
+    free = [var for var in check.variables if not is_derived(var)]
+    charts = {}
+    for var in free:
+        point = np.asarray(np.asarray(data[var.name], dtype=object)[0], dtype=object)
+        dom = domain_of(var)
+        chart = dom.chart(point) if dom is not None else None
+        charts[var.name] = (chart.params, chart.point) if chart is not None else (point, lambda x: x)
+    seen, out = {_key(data)}, []
+    coords = sum(int(np.size(charts[var.name][0])) for var in free)
+    for den in denominators:
+        # the nearest multiples of 1/D, and where there are few coordinates every choice of
+        # the two multiples around them: the nearest may fall just outside a small region
+        for way in (itertools.product((math.floor, math.ceil), repeat=coords) if coords <= MAX_CORNERS else [None]):
+            ways = iter(way or ())
+            cand = dict(data)
+            for var in free:
+                params, back = charts[var.name]
+                rounded = np.vectorize(lambda v: fmpq((next(ways) if way else round)(to_fraction(v) * den), den), otypes=[object])(params)
+                cand[var.name] = np.asarray(back(rounded), dtype=object)[None]
+            try:
+                cand = project(cand)
+            except (ValueError, ArithmeticError):
+                continue
+            key = _key(cand)
+            if key not in seen:
+                seen.add(key)
+                out.append(cand)
+    return out
+
+
 def _key(data):
     return tuple((k, tuple(map(str, np.asarray(a, dtype=object).ravel()))) for k, a in sorted(data.items()))
 
@@ -273,5 +317,5 @@ def refuse_irrational_derived(check, seed: int = 0) -> None:
             continue
 
 
-__all__ = ["nearby_simple_points", "is_new_near_tie", "try_near_tie", "try_nearby_simple_rationals", "refuse_irrational_derived",
+__all__ = ["nearby_simple_points", "rounded_in_charts", "is_new_near_tie", "try_near_tie", "try_nearby_simple_rationals", "refuse_irrational_derived",
            "inverse_stereographic", "cayley", "q", "Fraction"]

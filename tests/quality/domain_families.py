@@ -610,3 +610,96 @@ def true_unit_vector_code(seed):
     return _claim(f"true-code-{seed}", variables, (Dim("d", d, d),),
                   lambda ctx, v: _max_pairwise_cosine(ctx, [v[name] for name in names]), lambda ctx, v: ctx.const(0),
                   ">=", f"any {d + 2} unit vectors in R^{d} have two with cosine >= 0")
+
+
+# ---------------------------------------- counterexamples that read well on a set (issue 28)
+def _numeric_minimum(f, points, project, steps=300):
+    """The least value of f found from many starts by projected gradient steps (numerical
+    differences): where a family's constant is placed, not a verdict."""
+    x = project(points)
+    lr = 0.05
+    for _ in range(steps):
+        h = 1e-6
+        grad = np.stack([(f(project(x + h * e)) - f(project(x - h * e))) / (2 * h) for e in np.eye(x.shape[1])], axis=1)
+        x = project(x - lr * grad)
+    return float(np.min(f(x)))
+
+
+def _quadratic_form(rng, n, convex=False):
+    g = rng.integers(-3, 4, (n, n))
+    a = g.T @ g if convex else g + g.T
+    return [[int(x) for x in row] for row in a], [int(x) for x in rng.integers(-3 * n, 3 * n + 1, n)]
+
+
+def _gap(rng, low):
+    """A bound a hair above the least value: 10^-6 to 10^-4 of its size."""
+    return Fraction(low + 10.0 ** rng.uniform(-6, -4) * (1 + abs(low))).limit_denominator(10**9)
+
+
+def _set_claim(cid, var, n, a, b, bound, statement):
+    def lhs(ctx, v):
+        x = v[var.name]
+        return sum(a[i][j] * x[:, i] * x[:, j] for i in range(n) for j in range(n) if a[i][j]) + sum(b[i] * x[:, i] for i in range(n) if b[i])
+
+    return _claim(cid, (var,), (Dim("n", n, n),), lhs, lambda ctx, v: ctx.const(bound), ">=", statement)
+
+
+def simplex_quadratic(seed):
+    """x^T A x + b . x >= m on the simplex of total T (random convex A = G^T G, b, T), m a hair
+    above the minimum: false in a small neighbourhood of the minimiser, which is where it is
+    (inside, on a face), not at a simple point."""
+    rng = _rng(seed, 71)
+    n, total = int(rng.integers(3, 6)), _total(rng)
+    a, b = _quadratic_form(rng, n, convex=True)
+    A, B, T = np.array(a, float), np.array(b, float), float(total)
+
+    def f(x):
+        return np.einsum("mi,ij,mj->m", x, A, x) + x @ B
+
+    def project(x):  # Euclidean projection onto the scaled simplex, row by row
+        u = -np.sort(-x, axis=1)
+        css = np.cumsum(u, axis=1) - T
+        k = np.arange(1, x.shape[1] + 1)
+        rho = np.sum(u - css / k > 0, axis=1)
+        theta = css[np.arange(len(x)), rho - 1] / rho
+        return np.maximum(x - theta[:, None], 0)
+
+    bound = _gap(rng, _numeric_minimum(f, rng.random((64, n)) * T, project))
+    return _set_claim(f"simplex-quadratic-{seed}", Simplex("p", "n", total), n, a, b, bound,
+                      f"x^T A x + b.x >= {bound} on the simplex of total {total}")
+
+
+def sphere_quadratic(seed):
+    """x^T A x + b . x >= m on the sphere |x|^2 = r^2 (random A, b, r^2), m a hair above the
+    minimum: false only near the minimiser."""
+    rng = _rng(seed, 72)
+    n = int(rng.integers(2, 6))
+    r2 = _radius_squared(rng, n)
+    a, b = _quadratic_form(rng, n)
+    A, B, r = np.array(a, float), np.array(b, float), float(r2) ** 0.5
+
+    def f(x):
+        return np.einsum("mi,ij,mj->m", x, A, x) + x @ B
+
+    def project(x):
+        return r * x / np.linalg.norm(x, axis=1, keepdims=True)
+
+    bound = _gap(rng, _numeric_minimum(f, rng.standard_normal((64, n)), project))
+    return _set_claim(f"sphere-quadratic-{seed}", Sphere("x", "n", r2), n, a, b, bound,
+                      f"x^T A x + b.x >= {bound} on |x|^2 = {r2}")
+
+
+def orthogonal_alignment(seed):
+    """tr(W^T Q) <= (1 - gap) ||W||_* over orthogonal Q (random integer W, n = 2..3, gap 10^-4 to
+    10^-3): false only near W's polar factor, an irrational rotation or reflection."""
+    rng = _rng(seed, 73)
+    n = int(rng.integers(2, 4))
+    w = [[int(x) for x in row] for row in rng.integers(-3, 4, (n, n))]
+    top = float(np.linalg.svd(np.array(w, float), compute_uv=False).sum())
+    bound = Fraction(top * (1 - 10.0 ** rng.uniform(-4, -3))).limit_denominator(10**9)
+    return _claim(f"orthogonal-alignment-{seed}", (Orthogonal("Q", "n"),), (Dim("n", n, n),),
+                  lambda ctx, v: sum(w[i][j] * v.Q[:, i, j] for i in range(n) for j in range(n) if w[i][j]),
+                  lambda ctx, v: ctx.const(bound), "<=", f"tr(W^T Q) <= {bound}")
+
+
+READABLE_FAMILIES = {"simplex-quadratic": simplex_quadratic, "sphere-quadratic": sphere_quadratic, "orthogonal-alignment": orthogonal_alignment}
