@@ -152,9 +152,6 @@ def nearby_simple_points(check, data, dims, project):
     ``project(data)`` moves a point into the whole domain (sets, boxes, relations, derived
     variables, in declaration order).
     """
-    seen = {_key(data)}
-    rounded: set = set()
-    out = []
     # every rung of the ladder from one expansion per coordinate
     free = [var for var in check.variables if not is_derived(var)]
     points = {var.name: np.asarray(np.asarray(data[var.name], dtype=object)[0], dtype=object) for var in free}
@@ -164,11 +161,17 @@ def nearby_simple_points(check, data, dims, project):
     for scale in LATTICE_SCALES:
         together = {var.name: _common_denominator_variable(var, points[var.name], scale) for var in free}
         rounded_sets.append({name: together[name] if together[name] is not None else points[name] for name in together})
-    for rounding in rounded_sets:
-        # a derived variable is recomputed by the projection
-        cand = {var.name: data[var.name] if is_derived(var) else rounding[var.name][None] for var in check.variables}
+    # a derived variable is recomputed by the projection
+    return _distinct_projections(data, ({var.name: data[var.name] if is_derived(var) else rounding[var.name][None] for var in check.variables}
+                                        for rounding in rounded_sets), project)
+
+
+def _distinct_projections(data, candidates, project):
+    """The candidates moved into the whole domain, each resulting point once, none equal to ``data``."""
+    seen, rounded, out = {_key(data)}, set(), []
+    for cand in candidates:
         raw = _key(cand)
-        if raw in rounded:  # the same rounding as a smaller denominator gave: the same projection
+        if raw in rounded:  # the same rounding as an earlier one: the same projection
             continue
         rounded.add(raw)
         try:
@@ -199,27 +202,22 @@ def rounded_in_charts(check, data, dims, project, denominators):
         dom = domain_of(var)
         chart = dom.chart(point) if dom is not None else None
         charts[var.name] = (chart.params, chart.point) if chart is not None else (point, lambda x: x)
-    seen, out = {_key(data)}, []
     coords = sum(int(np.size(charts[var.name][0])) for var in free)
-    for den in denominators:
-        # the nearest multiples of 1/D, and where there are few coordinates every choice of
-        # the two multiples around them: the nearest may fall just outside a small region
-        for way in (itertools.product((math.floor, math.ceil), repeat=coords) if coords <= MAX_CORNERS else [None]):
-            ways = iter(way or ())
-            cand = dict(data)
-            for var in free:
-                params, back = charts[var.name]
-                rounded = np.vectorize(lambda v: fmpq((next(ways) if way else round)(to_fraction(v) * den), den), otypes=[object])(params)
-                cand[var.name] = np.asarray(back(rounded), dtype=object)[None]
-            try:
-                cand = project(cand)
-            except (ValueError, ArithmeticError):
-                continue
-            key = _key(cand)
-            if key not in seen:
-                seen.add(key)
-                out.append(cand)
-    return out
+
+    def candidates():
+        for den in denominators:
+            # the nearest multiples of 1/D, and where there are few coordinates every choice of
+            # the two multiples around them: the nearest may fall just outside a small region
+            for way in (itertools.product((math.floor, math.ceil), repeat=coords) if coords <= MAX_CORNERS else [None]):
+                ways = iter(way or ())
+                cand = dict(data)
+                for var in free:
+                    params, back = charts[var.name]
+                    rounded = np.vectorize(lambda v: fmpq((next(ways) if way else round)(to_fraction(v) * den), den), otypes=[object])(params)
+                    cand[var.name] = np.asarray(back(rounded), dtype=object)[None]
+                yield cand
+
+    return _distinct_projections(data, candidates(), project)
 
 
 def _key(data):
