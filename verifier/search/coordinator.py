@@ -19,14 +19,11 @@ import traceback
 
 import numpy as np
 
-from ..certify import Certificate, decimal_string
 from ..claims import Check
-from ..contexts import ExactContext, MPContext, NotRational
-from ..domains import variable_kinds
+from ..counterexample import exact_strings, make_counterexample  # noqa: F401 (the search package re-exports both)
 from ..executor import SerialExecutor, make_executor, registered_check
 from ..rational_points import refuse_irrational_derived, try_near_tie
-from ..results import CheckResult, Counterexample, FoundBy, RunResult, SearchStats, Verdict
-from ..sampling import fractions_of
+from ..results import CheckResult, FoundBy, RunResult, SearchStats, Verdict
 from ..shrink import Shrinker
 from .chunks import Chunk, ChunkResult, run_chunk
 from .config import Progress, SearchConfig, tune_allocator
@@ -292,55 +289,6 @@ def _finish(check: Check, config: SearchConfig, search: ChunkSearch, found: Foun
     cx = make_counterexample(check, data, dims, cert, config.dps, seed=config.seed,
                              found_by=FoundBy(found.phase, found.evaluations, round(found.seconds, 4)), shrunk=shrunk)
     return cx, cert.method, note
-
-
-def make_counterexample(check: Check, data, dims, cert: Certificate, dps: int, seed=None, found_by=None, shrunk=False) -> Counterexample:
-    def show(exact, approx):
-        return decimal_string(exact if exact is not None else approx, dps)
-
-    return Counterexample(
-        claim=check.claim.id,
-        part=check.part.name,
-        reading=check.reading.name,
-        paper=check.claim.paper,
-        dims=dict(dims),
-        vars={name: exact_strings(arr) for name, arr in data.items()},
-        lhs=show(cert.exact_lhs, cert.lhs),
-        rhs=show(cert.exact_rhs, cert.rhs),
-        margin=show(cert.exact_margin, cert.margin),
-        dps=dps,
-        method=cert.method,
-        certificate=cert.detail,
-        seed=seed,
-        found_by=found_by,
-        shrunk=shrunk,
-        derived=derived_values(check, data, dims, dps),
-        kinds=variable_kinds(check.variables, dims),
-    )
-
-
-def derived_values(check: Check, data, dims, dps: int) -> dict:
-    """The part's ``show`` quantities at the counterexample: exact where rational, else at dps digits."""
-    out = {}
-    for name, fn in check.part.show:
-        exact = ExactContext()
-        try:
-            with exact.precision():
-                value = np.asarray(fn(exact, check.values(exact.convert(data), dims)), dtype=object)
-            out[name] = exact_strings(value)
-        except NotRational:
-            mp = MPContext(dps)
-            with mp.precision():
-                value = np.asarray(fn(mp, check.values(mp.convert(data), dims)), dtype=object)[0]
-            out[name] = np.vectorize(lambda x: decimal_string(x, dps), otypes=[object])(value).tolist() if np.ndim(value) else decimal_string(value, dps)
-    return out
-
-
-def exact_strings(arr):
-    fr = fractions_of(np.asarray(arr, dtype=object))[0]  # drop the batch axis
-    if np.ndim(fr) == 0:
-        return str(fr)
-    return np.vectorize(str, otypes=[object])(fr).tolist()
 
 
 def _stats(search: ChunkSearch, verify_ratio: bool = True) -> SearchStats:
