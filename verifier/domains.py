@@ -702,7 +702,7 @@ class IrrationalDerivedValue(Exception):
         super().__init__(
             f"Derived {what} is irrational at the points the search certifies ({reason}); a certificate "
             f"needs every variable exactly: define {var.name} with + - * / only, or parametrise its set "
-            "rationally (a point of a sphere: UnitVector)")
+            "rationally (a point of a sphere: Sphere)")
 
 
 @dataclass(frozen=True)
