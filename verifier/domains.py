@@ -31,6 +31,7 @@ from typing import Any, Callable
 
 import numpy as np
 from flint import fmpq, fmpq_mat
+from scipy.optimize import linear_sum_assignment
 from sympy import factorint
 from sympy.solvers.diophantine.diophantine import sum_of_four_squares, sum_of_squares, sum_of_three_squares
 
@@ -573,6 +574,120 @@ def orthogonal_polar(x):
     return u @ vt
 
 
+# --------------------------------------------------------------------- doubly stochastic
+@dataclass(frozen=True)
+class DoublyStochasticMatrix(Domain):
+    """Entries >= 0 with every row and every column summing to exactly 1.
+
+    Its rational points are the convex combinations of permutation matrices with rational
+    weights (Birkhoff-von Neumann: every doubly stochastic matrix is one).  The chart is a
+    Birkhoff decomposition -- permutations found one at a time as matchings on the support
+    (the float values only choose them), each weighted by the least entry it covers, exactly --
+    and back, the weights' combination divided by their sum.  In floats: Sinkhorn's scaling.
+    """
+
+    def hypotheses(self, var):
+        return [
+            Hypothesis(f"{var.name} \u2265 0 entrywise", lambda ctx, v, n=var.name: ctx.min_all(v[n])),
+            Hypothesis(f"each row of {var.name} sums to exactly 1", lambda ctx, v, n=var.name: _row_sum_gap(ctx, v[n], 1)),
+            Hypothesis(f"each column of {var.name} sums to exactly 1", lambda ctx, v, n=var.name: _row_sum_gap(ctx, ctx.T(v[n]), 1)),
+        ]
+
+    def onto_set(self, x):
+        return sinkhorn(x)
+
+    def onto_set_exact(self, point):
+        if point.shape[0] == 0 or self.contains(point):
+            return point
+        chart = self.chart(point)
+        return chart.point(chart.params)
+
+    def contains(self, point):
+        return (all(v >= 0 for v in point.ravel()) and all(sum(row, fmpq(0)) == 1 for row in point)
+                and all(sum(col, fmpq(0)) == 1 for col in point.T))
+
+    def chart(self, point):
+        if point.shape[0] == 0:
+            return None
+        perms, weights = birkhoff_decomposition(point)
+        return Chart(np.array(weights, dtype=object), lambda w, perms=perms: permutation_mixture(perms, w))
+
+    def on_boundary(self, var, flat):
+        return np.any(flat == 0, axis=1)
+
+    def entry_bounds(self):
+        return Fraction(0), Fraction(1)
+
+
+#: Sinkhorn's alternate row and column scalings applied to a float batch
+SINKHORN_STEPS = 40
+
+
+def sinkhorn(x):
+    """Float matrices (batch first) moved onto the doubly stochastic set, to rounding.
+
+    Negative entries cut to 0 and a zero row made uniform; then Sinkhorn's scaling (rows and
+    columns divided by their sums in turn), which keeps zeros zero but converges slowly near
+    a reducible pattern; then the affine correction to exact row and column sums; then a
+    mix with the uniform matrix just large enough to undo any entry the correction made
+    negative (the mix keeps the sums).  Finite, batched, the identity on the set.
+    """
+    x = np.where(np.isfinite(x) & (x > 0), x, 0.0)
+    n = x.shape[-1]
+    if n == 0:
+        return x
+    x = np.where(x.sum(axis=-1, keepdims=True) > 0, x, 1.0 / n)
+    for _ in range(SINKHORN_STEPS):
+        cols = x.sum(axis=-2, keepdims=True)
+        x = x / np.where(cols > 0, cols, 1.0)
+        rows = x.sum(axis=-1, keepdims=True)
+        x = x / np.where(rows > 0, rows, 1.0)
+    rows, cols = x.sum(axis=-1, keepdims=True) - 1, x.sum(axis=-2, keepdims=True) - 1
+    x = x - rows / n - cols / n + rows.sum(axis=-2, keepdims=True) / n**2
+    low = np.minimum(x.min(axis=(-2, -1), keepdims=True), 0.0)
+    mix = -low / (1.0 / n - low)
+    return np.where(mix > 0, (1 - mix) * x + mix / n, x)
+
+
+def birkhoff_decomposition(point):
+    """Permutations (as column indices per row) and exact weights with sum w_k P_k <= point,
+    equal when the point is doubly stochastic: each step matches every row to a column on
+    the support of what is left (largest product of entries), takes the least matched entry
+    as its weight, and subtracts."""
+    n = point.shape[0]
+    rest = np.array([[v if v > 0 else fmpq(0) for v in row] for row in exact_point(point)], dtype=object)
+    perms, weights = [], []
+    for _ in range(n * n):
+        values = np.array([[float(v) for v in row] for row in rest])
+        cost = np.where(values > 0, -np.log(np.where(values > 0, values, 1.0)), 1e6)
+        _, cols = linear_sum_assignment(cost)
+        weight = min(rest[i, cols[i]] for i in range(n))
+        if weight <= 0:
+            break
+        perms.append(tuple(int(c) for c in cols))
+        weights.append(weight)
+        for i in range(n):
+            rest[i, cols[i]] -= weight
+    if not perms:
+        return [tuple(range(n))], [fmpq(1)]
+    return perms, weights
+
+
+def permutation_mixture(perms, weights):
+    """sum w_k P_k / sum w_k (negative weights cut to 0): doubly stochastic for any rational weights."""
+    weights = [w if w > 0 else fmpq(0) for w in weights]
+    total = sum(weights, fmpq(0))
+    if total == 0:
+        weights, total = [fmpq(1)] + [fmpq(0)] * (len(perms) - 1), fmpq(1)
+    n = len(perms[0])
+    out = np.empty((n, n), dtype=object)
+    out[...] = fmpq(0)
+    for perm, w in zip(perms, weights):
+        for i, j in enumerate(perm):
+            out[i, j] += w / total
+    return out
+
+
 # ------------------------------------------------------------------------------ derived
 class IrrationalDerivedValue(Exception):
     """A derived variable's definition left the rationals at a point the search must certify.
@@ -587,7 +702,7 @@ class IrrationalDerivedValue(Exception):
         super().__init__(
             f"Derived {what} is irrational at the points the search certifies ({reason}); a certificate "
             f"needs every variable exactly: define {var.name} with + - * / only, or parametrise its set "
-            "rationally (a point of a sphere: UnitVector)")
+            "rationally (a point of a sphere: Sphere)")
 
 
 @dataclass(frozen=True)
@@ -697,6 +812,13 @@ def Sphere(name: str, size: str, radius_squared: Any = 1, description: str = "")
     return Variable(name, (size,), domain=EuclideanSphere("sphere", radius_squared), description=description)
 
 
+def DoublyStochastic(name: str, size: str, description: str = "") -> Variable:
+    """A square matrix with entries >= 0 and every row and every column summing to exactly 1."""
+    _check_name(name)
+    _check_dim(f"DoublyStochastic {name}", "size", size)
+    return Variable(name, (size, size), domain=DoublyStochasticMatrix("doubly-stochastic"), description=description)
+
+
 def Ordered(name: str, size: str, lo: float | None = None, hi: float | None = None, description: str = "") -> Variable:
     """A vector with ``x_1 <= x_2 <= ... <= x_n`` and entries in ``[lo, hi]``."""
     _check_name(name)
@@ -773,5 +895,5 @@ def membership_errors(check, data, dims, ctx) -> tuple[str, str] | None:
     return None
 
 
-__all__ = ["Simplex", "Stochastic", "UnitVector", "Sphere", "Ordered", "Orthogonal", "Derived", "Domain", "Chart", "IrrationalDerivedValue",
+__all__ = ["Simplex", "Stochastic", "DoublyStochastic", "UnitVector", "Sphere", "Ordered", "Orthogonal", "Derived", "Domain", "Chart", "IrrationalDerivedValue",
            "domain_of", "is_derived", "kind_text", "membership_errors", "variable_kinds"]

@@ -18,6 +18,8 @@ also rounded *together*, to the best approximations with one common denominator
 
 from __future__ import annotations
 
+import itertools
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -34,6 +36,8 @@ DENOMINATORS = (2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 16, 20, 24, 32, 60, 100)
 LATTICE_SCALES = (10**6, 10**9, 10**12)
 #: the largest common denominator a lattice rounding may give
 MAX_COMMON_DENOMINATOR = 10**4
+#: coordinates up to which a rounding in charts tries every corner of the 1/D grid around the point
+MAX_CORNERS = 4
 #: certifications spent per near-tie at most (on a claim that is an equality on a whole
 #: face, every rounded point is a tie too: the float screen cannot tell them apart)
 MAX_TRIES = 2
@@ -148,9 +152,6 @@ def nearby_simple_points(check, data, dims, project):
     ``project(data)`` moves a point into the whole domain (sets, boxes, relations, derived
     variables, in declaration order).
     """
-    seen = {_key(data)}
-    rounded: set = set()
-    out = []
     # every rung of the ladder from one expansion per coordinate
     free = [var for var in check.variables if not is_derived(var)]
     points = {var.name: np.asarray(np.asarray(data[var.name], dtype=object)[0], dtype=object) for var in free}
@@ -160,11 +161,17 @@ def nearby_simple_points(check, data, dims, project):
     for scale in LATTICE_SCALES:
         together = {var.name: _common_denominator_variable(var, points[var.name], scale) for var in free}
         rounded_sets.append({name: together[name] if together[name] is not None else points[name] for name in together})
-    for rounding in rounded_sets:
-        # a derived variable is recomputed by the projection
-        cand = {var.name: data[var.name] if is_derived(var) else rounding[var.name][None] for var in check.variables}
+    # a derived variable is recomputed by the projection
+    return _distinct_projections(data, ({var.name: data[var.name] if is_derived(var) else rounding[var.name][None] for var in check.variables}
+                                        for rounding in rounded_sets), project)
+
+
+def _distinct_projections(data, candidates, project):
+    """The candidates moved into the whole domain, each resulting point once, none equal to ``data``."""
+    seen, rounded, out = {_key(data)}, set(), []
+    for cand in candidates:
         raw = _key(cand)
-        if raw in rounded:  # the same rounding as a smaller denominator gave: the same projection
+        if raw in rounded:  # the same rounding as an earlier one: the same projection
             continue
         rounded.add(raw)
         try:
@@ -176,6 +183,41 @@ def nearby_simple_points(check, data, dims, project):
             seen.add(key)
             out.append(cand)
     return out
+
+
+def rounded_in_charts(check, data, dims, project, denominators):
+    """``data`` with every variable's coordinates where its set's points are simple (the kind's
+    chart, else the entries) rounded to multiples of 1/D, for each D in ``denominators``,
+    mapped back and projected: distinct points, smallest D first.
+
+    One denominator for all coordinates is what keeps a point short: stereographic
+    coordinates ``a / D`` give a sphere point of denominator about ``D^2``, where rounding each
+    to its own denominator multiplies them; simplex weights ``a_i / D`` divided by their sum
+    share one denominator near D.
+    """
+    free = [var for var in check.variables if not is_derived(var)]
+    charts = {}
+    for var in free:
+        point = np.asarray(np.asarray(data[var.name], dtype=object)[0], dtype=object)
+        dom = domain_of(var)
+        chart = dom.chart(point) if dom is not None else None
+        charts[var.name] = (chart.params, chart.point) if chart is not None else (point, lambda x: x)
+    coords = sum(int(np.size(charts[var.name][0])) for var in free)
+
+    def candidates():
+        for den in denominators:
+            # the nearest multiples of 1/D, and where there are few coordinates every choice of
+            # the two multiples around them: the nearest may fall just outside a small region
+            for way in (itertools.product((math.floor, math.ceil), repeat=coords) if coords <= MAX_CORNERS else [None]):
+                ways = iter(way or ())
+                cand = dict(data)
+                for var in free:
+                    params, back = charts[var.name]
+                    rounded = np.vectorize(lambda v: fmpq((next(ways) if way else round)(to_fraction(v) * den), den), otypes=[object])(params)
+                    cand[var.name] = np.asarray(back(rounded), dtype=object)[None]
+                yield cand
+
+    return _distinct_projections(data, candidates(), project)
 
 
 def _key(data):
@@ -273,5 +315,5 @@ def refuse_irrational_derived(check, seed: int = 0) -> None:
             continue
 
 
-__all__ = ["nearby_simple_points", "is_new_near_tie", "try_near_tie", "try_nearby_simple_rationals", "refuse_irrational_derived",
+__all__ = ["nearby_simple_points", "rounded_in_charts", "is_new_near_tie", "try_near_tie", "try_nearby_simple_rationals", "refuse_irrational_derived",
            "inverse_stereographic", "cayley", "q", "Fraction"]

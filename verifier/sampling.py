@@ -19,8 +19,10 @@ from typing import Mapping
 import numpy as np
 
 from .claims import Check, Variable
+from .configurations import known_configurations, spread_subsets
 from .contexts import BallContext, ExactContext, FloatContext, NotRational, to_fraction
-from .domains import EuclideanSphere, OrderedEntries, OrthogonalMatrix, SimplexRows, UnitSphere, exact_point, is_derived, orthogonal_polar, sphere_normalise
+from .domains import (DoublyStochasticMatrix, EuclideanSphere, OrderedEntries, OrthogonalMatrix, SimplexRows, UnitSphere, exact_point, is_derived,
+                      orthogonal_polar, sinkhorn, sphere_normalise)
 
 FLOAT = FloatContext()
 
@@ -68,6 +70,12 @@ BOUND_PATTERNS = {  # scalar with a lower/upper bound function
 }
 
 
+#: share of a batch drawn from known configurations where a claim has several unit vectors of one size
+CONFIGURATION_SHARE = 0.25
+#: unit vectors of one size that make a group drawn together
+MIN_CONFIGURATION = 3
+
+
 class Sampler:
     """Draws batches of float64 candidates for one check."""
 
@@ -75,6 +83,13 @@ class Sampler:
         self.check = check
         self.variables = check.variables
         self.dims = check.dims
+        # unit vectors of one size (and sphere radius) are also drawn together, as a known
+        # configuration (:mod:`verifier.configurations`); a group is drawn when its last member is
+        groups: dict = {}
+        for var in self.variables:
+            if isinstance(var.domain, (UnitSphere, EuclideanSphere)) and getattr(var.domain, "norm", "2") == "2":
+                groups.setdefault((var.domain, var.shape), []).append(var.name)
+        self.configurations = {names[-1]: (domain, names) for (domain, _), names in groups.items() if len(names) >= MIN_CONFIGURATION}
 
     # -- dimensions --------------------------------------------------------------------
     def pick_dims(self, rng: np.random.Generator) -> dict[str, int]:
@@ -96,6 +111,8 @@ class Sampler:
             shape = var.concrete_shape(dims)
             if var.domain is not None:
                 data[var.name] = self._constrained(var, shape, data, dims, rng, size)
+                if var.name in self.configurations:
+                    self._configuration(*self.configurations[var.name], data, shape, rng, size)
                 continue
             if var.radius is not None:
                 u = _grouped(rng, size, shape, RELATION_PATTERNS, _relation_pattern)
@@ -116,6 +133,31 @@ class Sampler:
         if is_derived(var):
             return var.domain.value(var, FLOAT, self.check.values(data, dims), (size,) + tuple(shape))
         return np.clip(sample_domain(var, shape, rng, size), var.lo if var.lo is not None else -np.inf, var.hi if var.hi is not None else np.inf)
+
+    @staticmethod
+    def _configuration(domain, names, data, shape, rng, size):
+        """A share of the rows: the group's vectors are far-apart points of a known
+        configuration in R^d, turned by a Haar-random orthogonal map (half the rows) or a
+        signed permutation (the rest, which keeps axis-aligned sets axis-aligned)."""
+        d, k = shape[-1], len(names)
+        configs = [c for c in known_configurations(d) if len(c) >= k]
+        rows = np.nonzero(rng.random(size) < CONFIGURATION_SHARE)[0]
+        if not configs or not len(rows):
+            return
+        which = rng.integers(0, len(configs), len(rows))
+        radius = 1.0 if isinstance(domain, UnitSphere) else np.sqrt(float(domain.radius_squared))
+        for c, conf in enumerate(configs):
+            at = rows[which == c]
+            m = len(at)
+            if not m:
+                continue
+            points = conf[spread_subsets(conf, k, rng, m)]  # (m, k, d)
+            haar = rng.random(m) < 0.5
+            turn = _signed_permutations(rng, m, d)
+            turn[haar] = orthogonal_polar(rng.standard_normal((int(np.count_nonzero(haar)), d, d)))
+            points = radius * points @ turn
+            for j, name in enumerate(names):
+                data[name][at] = points[:, j]
 
     def _bounded_scalar(self, var: Variable, data, dims, rng, size):
         v = self.check.values(data, dims)
@@ -430,7 +472,12 @@ EUCLIDEAN_SPHERE_PATTERNS = {"axis": 1.0, "diagonal": 1.5, "rational-point": 1.0
 ORDERED_PATTERNS = {"ties": 2.0, "all-equal": 0.7, "at-bounds": 1.0, "sorted": 2.0,
                     "increments": 1.5, "small-int": 1.0}
 ORTHOGONAL_PATTERNS = {"signed-permutation": 1.5, "hadamard": 1.5, "givens": 1.0,
-                       "haar": 2.5, "near-permutation": 1.5}
+                       "haar": 2.5, "near-permutation": 1.5, "householder": 1.5}
+#: doubly stochastic matrices: permutations, block-diagonal ones (uniform blocks, rows and
+#: columns permuted), mixtures of two or of several permutations (Birkhoff), the uniform
+#: matrix; inside: Sinkhorn's scaling of positive matrices
+DOUBLY_STOCHASTIC_PATTERNS = {"permutation": 1.5, "block-diagonal": 1.5, "two-permutations": 1.0,
+                              "birkhoff": 1.5, "uniform": 0.3, "sinkhorn": 2.0}
 
 
 #: per kind of set: the pattern weights of a variable, and one pattern's draw
@@ -446,6 +493,8 @@ KIND_SAMPLES = {
                      lambda name, rng, m, shape, var: _ordered(name, rng, m, shape[-1], var.lo, var.hi)),
     OrthogonalMatrix: (lambda var: ORTHOGONAL_PATTERNS,
                        lambda name, rng, m, shape, var: _orthogonal(name, rng, m, shape[-1])),
+    DoublyStochasticMatrix: (lambda var: DOUBLY_STOCHASTIC_PATTERNS,
+                             lambda name, rng, m, shape, var: _doubly_stochastic(name, rng, m, shape[-1])),
 }
 
 
@@ -660,6 +709,50 @@ def _orthogonal(name, rng, m, n):
     if name == "near-permutation":
         a = rng.standard_normal((m, n, n)) * _log_scale(rng, m, -3, -0.5)[:, None, None]
         return _signed_permutations(rng, m, n) @ orthogonal_polar(np.eye(n) + a - np.swapaxes(a, 1, 2))
+    if name == "householder":
+        # reflections I - 2 s s^T / |s|^2 in small integer directions s (rational: the
+        # reflections I - (2/3) s s^T of a sign vector, say), half of them times a signed permutation
+        s = rng.integers(-2, 3, (m, n)).astype(float)
+        s[~np.any(s != 0, axis=1), 0] = 1.0
+        h = np.eye(n) - 2 * s[:, :, None] * s[:, None, :] / np.sum(s * s, axis=1)[:, None, None]
+        turn = rng.random(m) < 0.5
+        h[turn] = _signed_permutations(rng, int(np.count_nonzero(turn)), n) @ h[turn]
+        return h
+    raise AssertionError(name)
+
+
+def _permutations(rng, m, n):
+    out = np.zeros((m, n, n))
+    out[np.arange(m)[:, None], np.arange(n)[None], np.argsort(rng.random((m, n)), axis=1)] = 1.0
+    return out
+
+
+def _doubly_stochastic(name, rng, m, n):
+    if n == 0:
+        return np.zeros((m, 0, 0))
+    if name == "permutation":
+        return _permutations(rng, m, n)
+    if name == "uniform":
+        return np.full((m, n, n), 1.0 / n)
+    if name == "block-diagonal":
+        # consecutive indices share a block where no cut falls between them; each block
+        # uniform, then rows and columns permuted
+        label = np.cumsum(np.concatenate([np.zeros((m, 1), bool), rng.random((m, n - 1)) < 0.5], axis=1), axis=1)
+        same = label[:, :, None] == label[:, None, :]
+        blocks = same / same.sum(axis=2, keepdims=True)
+        return _permutations(rng, m, n) @ blocks @ _permutations(rng, m, n)
+    if name == "two-permutations":
+        t = np.where(rng.random(m) < 0.5, _pick(rng, [1 / 2, 1 / 3, 2 / 3, 1 / 4, 3 / 4], m), rng.random(m))[:, None, None]
+        return t * _permutations(rng, m, n) + (1 - t) * _permutations(rng, m, n)
+    if name == "birkhoff":
+        k = int(rng.integers(2, n + 2))
+        w = np.where(rng.random((m, 1)) < 0.5, rng.integers(1, 4, (m, k)), rng.exponential(1.0, (m, k)))
+        w = w / w.sum(axis=1, keepdims=True)
+        return sum(w[:, i, None, None] * _permutations(rng, m, n) for i in range(k))
+    if name == "sinkhorn":
+        # scales up to 10^0.5: Sinkhorn converges slowly on matrices far from positive
+        z = rng.standard_normal((m, n, n)) * _log_scale(rng, m, -1, 0.5)[:, None, None]
+        return sinkhorn(np.exp(z - z.max(axis=(1, 2), keepdims=True)))
     raise AssertionError(name)
 
 

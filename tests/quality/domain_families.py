@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from verifier import Claim, Derived, Dim, Hypothesis, Ordered, Orthogonal, Part, Scalar, Simplex, Sphere, Stochastic, UnitVector, Vector
+from verifier import Claim, Derived, Dim, DoublyStochastic, Hypothesis, Ordered, Orthogonal, Part, Scalar, Simplex, Sphere, Stochastic, UnitVector, Vector
 from verifier.domains import sphere_rational_point
 
 
@@ -29,15 +29,15 @@ def exact_point(cx):
     return {k: np.vectorize(one, otypes=[object])(np.asarray(v, dtype=object))[None] for k, v in cx.vars.items()}
 
 
-def assert_refuted_on_the_set(check, seed):
-    """The search refutes the check from ``seed`` (default budget) at a point exactly on its
-    sets, which an independent certifier confirms."""
+def assert_refuted_on_the_set(check, seed, **config):
+    """The search refutes the check from ``seed`` (default budget, ``config`` changes) at a
+    point exactly on its sets, which an independent certifier confirms."""
     from verifier.certify import Certifier
     from verifier.contexts import ExactContext
     from verifier.domains import membership_errors
     from verifier.engine import SearchConfig, run_check
 
-    result = run_check(check, SearchConfig(seed=seed))
+    result = run_check(check, SearchConfig(seed=seed, **config))
     assert result.verdict.value == "refuted", (check.claim.id, seed, result.stop_reason, result.message)
     cx = result.counterexample
     point = exact_point(cx)
@@ -492,3 +492,214 @@ def sphere_far_point(seed):
 
 
 LARGE_DENOMINATOR_FAMILIES = {"simplex-face-point": simplex_face_point, "sphere-far-point": sphere_far_point}
+
+
+# ------------------------------------ patterns the sets are known for (issue 27, mechanism 6)
+def orthogonal_householder(seed):
+    """tr(H^T Q) < n on the orthogonal group: fails only at Q = H = I - 2 s s^T / |s|^2, the
+    reflection in a small integer direction s from the seed (I - (2/3) s s^T for a sign vector)."""
+    rng = _rng(seed, 51)
+    n = int(rng.integers(3, 5))
+    while True:
+        s = [int(x) for x in rng.integers(-2, 3, n)]
+        if sum(1 for x in s if x) >= 2:
+            break
+    norm = sum(x * x for x in s)
+    h = [[int(i == j) - Fraction(2 * s[i] * s[j], norm) for j in range(n)] for i in range(n)]
+    return _claim(f"householder-{seed}", (Orthogonal("Q", "n"),), (Dim("n", n, n),),
+                  lambda ctx, v: sum(ctx.const(h[i][j]) * v.Q[:, i, j] for i in range(n) for j in range(n)),
+                  lambda ctx, v: ctx.const(n), "<", f"tr(H^T Q) < {n}, H the reflection in {s}")
+
+
+def _block_doubly_stochastic(rng, n):
+    """A doubly stochastic matrix with uniform blocks (rows and columns permuted), not a permutation."""
+    while True:
+        cuts = sorted(int(i) for i in np.nonzero(rng.random(n - 1) < 0.4)[0] + 1)
+        sizes = [b - a for a, b in zip([0] + cuts, cuts + [n])]
+        if max(sizes) >= 2:
+            break
+    rows, cols = rng.permutation(n), rng.permutation(n)
+    b = [[Fraction(0)] * n for _ in range(n)]
+    start = 0
+    for size in sizes:
+        for i in range(start, start + size):
+            for j in range(start, start + size):
+                b[int(rows[i])][int(cols[j])] = Fraction(1, size)
+        start += size
+    return b
+
+
+def doubly_stochastic_block(seed):
+    """||P - B||_F^2 + 1 > 1 over doubly stochastic P: fails only at B, block-diagonal with
+    uniform blocks (rows and columns permuted) drawn from the seed."""
+    rng = _rng(seed, 52)
+    n = int(rng.integers(3, 6))
+    b = _block_doubly_stochastic(rng, n)
+    return _claim(f"ds-block-{seed}", (DoublyStochastic("P", "n"),), (Dim("n", n, n),),
+                  lambda ctx, v: sum((v.P[:, i, j] - ctx.const(b[i][j])) ** 2 for i in range(n) for j in range(n)) + 1,
+                  lambda ctx, v: ctx.const(1), ">", f"P != {[[str(x) for x in r] for r in b]}")
+
+
+def doubly_stochastic_not_permutation(seed):
+    """||P||_F^2 <= n - delta for a doubly stochastic P that is not a permutation matrix (strict
+    hypothesis ||P||_F^2 < n): false near permutations (t P_1 + (1 - t) P_2 with t close to 1),
+    and false *in floats* at the permutations themselves, which the strict hypothesis rejects
+    exactly -- the first points every batch offers for re-checking."""
+    rng = _rng(seed, 53)
+    n = int(rng.integers(3, 6))
+    delta = Fraction(1, int(rng.integers(2, 6)))
+    return Claim(f"ds-not-permutation-{seed}", "not a permutation", f"||P||_F^2 <= {n} - {delta}",
+                 variables=(DoublyStochastic("P", "n"),), dims=(Dim("n", n, n),),
+                 hypotheses=(Hypothesis("P is not a permutation matrix: ||P||_F^2 < n", lambda ctx, v: n - ctx.sum_all(v.P * v.P), strict=True),),
+                 parts=(Part("main", lambda ctx, v: ctx.sum_all(v.P * v.P), lambda ctx, v: ctx.const(n - delta)),))
+
+
+KNOWN_PATTERN_FAMILIES = {
+    "orthogonal-householder": orthogonal_householder,
+    "doubly-stochastic-block": doubly_stochastic_block,
+    "doubly-stochastic-not-permutation": doubly_stochastic_not_permutation,
+}
+
+
+def by_hand(claim):
+    """The same claim on a doubly stochastic P stated as it had to be before the kind: a
+    row-stochastic P with the column sums as an equality hypothesis."""
+    import dataclasses
+
+    var = claim.variables[0]
+    column = Hypothesis("each column of P sums to exactly 1", lambda ctx, v: -ctx.max_all(ctx.abs(ctx.sum(v.P, axis=1) - ctx.const(1))))
+    return dataclasses.replace(claim, id=claim.id + "-by-hand", variables=(Stochastic("P", var.shape[0], var.shape[1]),),
+                               hypotheses=(column,) + claim.hypotheses)
+
+
+# ----------------------------------------- many unit vectors, a max over pairs (mechanism 7)
+def _max_pairwise_cosine(ctx, vectors):
+    cosines = [ctx.sum(a * b, axis=1) for i, a in enumerate(vectors) for b in vectors[i + 1:]]
+    out = cosines[0]
+    for c in cosines[1:]:
+        out = ctx.maximum(out, c)
+    return out
+
+
+def unit_vector_code(seed):
+    """Any k unit vectors in R^d have two with cosine >= c: false, with c just above what a
+    known configuration reaches -- 9 to 12 vectors in R^3 (the icosahedron: 1/sqrt 5 = 0.447,
+    c in 0.46..0.50), 13 to 24 in R^4 (the 24-cell: 1/2, c in 0.51..0.55).  Random
+    configurations stay near 0.6."""
+    rng = _rng(seed, 61)
+    if rng.random() < 0.5:
+        d, k, c = 3, int(rng.integers(9, 13)), Fraction(int(rng.integers(46, 51)), 100)
+    else:
+        d, k, c = 4, int(rng.integers(13, 25)), Fraction(int(rng.integers(51, 56)), 100)
+    variables = tuple(UnitVector(f"u{i}", "d") for i in range(k))
+    names = [v.name for v in variables]
+    return _claim(f"code-{seed}", variables, (Dim("d", d, d),),
+                  lambda ctx, v: _max_pairwise_cosine(ctx, [v[name] for name in names]), lambda ctx, v: ctx.const(c),
+                  ">=", f"any {k} unit vectors in R^{d} have two with cosine >= {c}")
+
+
+CONFIGURATION_FAMILIES = {"unit-vector-code": unit_vector_code}
+
+
+def true_unit_vector_code(seed):
+    """Any d + 2 unit vectors in R^d have two with cosine >= 0 (at most d + 1 can be pairwise
+    obtuse): true, with equality at the cross-polytope's points, which the configurations offer."""
+    d = int(_rng(seed, 62).integers(2, 5))
+    variables = tuple(UnitVector(f"u{i}", "d") for i in range(d + 2))
+    names = [v.name for v in variables]
+    return _claim(f"true-code-{seed}", variables, (Dim("d", d, d),),
+                  lambda ctx, v: _max_pairwise_cosine(ctx, [v[name] for name in names]), lambda ctx, v: ctx.const(0),
+                  ">=", f"any {d + 2} unit vectors in R^{d} have two with cosine >= 0")
+
+
+# ---------------------------------------- counterexamples that read well on a set (issue 28)
+def _numeric_minimum(f, points, project, steps=300):
+    """The least value of f found from many starts by projected gradient steps (numerical
+    differences): where a family's constant is placed, not a verdict."""
+    x = project(points)
+    lr = 0.05
+    for _ in range(steps):
+        h = 1e-6
+        grad = np.stack([(f(project(x + h * e)) - f(project(x - h * e))) / (2 * h) for e in np.eye(x.shape[1])], axis=1)
+        x = project(x - lr * grad)
+    return float(np.min(f(x)))
+
+
+def _quadratic_form(rng, n, convex=False):
+    g = rng.integers(-3, 4, (n, n))
+    a = g.T @ g if convex else g + g.T
+    return [[int(x) for x in row] for row in a], [int(x) for x in rng.integers(-3 * n, 3 * n + 1, n)]
+
+
+def _gap(rng, low):
+    """A bound a hair above the least value: 10^-6 to 10^-4 of its size."""
+    return Fraction(low + 10.0 ** rng.uniform(-6, -4) * (1 + abs(low))).limit_denominator(10**9)
+
+
+def _set_claim(cid, var, n, a, b, bound, statement):
+    def lhs(ctx, v):
+        x = v[var.name]
+        return sum(a[i][j] * x[:, i] * x[:, j] for i in range(n) for j in range(n) if a[i][j]) + sum(b[i] * x[:, i] for i in range(n) if b[i])
+
+    return _claim(cid, (var,), (Dim("n", n, n),), lhs, lambda ctx, v: ctx.const(bound), ">=", statement)
+
+
+def simplex_quadratic(seed):
+    """x^T A x + b . x >= m on the simplex of total T (random convex A = G^T G, b, T), m a hair
+    above the minimum: false in a small neighbourhood of the minimiser, which is where it is
+    (inside, on a face), not at a simple point."""
+    rng = _rng(seed, 71)
+    n, total = int(rng.integers(3, 6)), _total(rng)
+    a, b = _quadratic_form(rng, n, convex=True)
+    A, B, T = np.array(a, float), np.array(b, float), float(total)
+
+    def f(x):
+        return np.einsum("mi,ij,mj->m", x, A, x) + x @ B
+
+    def project(x):  # Euclidean projection onto the scaled simplex, row by row
+        u = -np.sort(-x, axis=1)
+        css = np.cumsum(u, axis=1) - T
+        k = np.arange(1, x.shape[1] + 1)
+        rho = np.sum(u - css / k > 0, axis=1)
+        theta = css[np.arange(len(x)), rho - 1] / rho
+        return np.maximum(x - theta[:, None], 0)
+
+    bound = _gap(rng, _numeric_minimum(f, rng.random((64, n)) * T, project))
+    return _set_claim(f"simplex-quadratic-{seed}", Simplex("p", "n", total), n, a, b, bound,
+                      f"x^T A x + b.x >= {bound} on the simplex of total {total}")
+
+
+def sphere_quadratic(seed):
+    """x^T A x + b . x >= m on the sphere |x|^2 = r^2 (random A, b, r^2), m a hair above the
+    minimum: false only near the minimiser."""
+    rng = _rng(seed, 72)
+    n = int(rng.integers(2, 6))
+    r2 = _radius_squared(rng, n)
+    a, b = _quadratic_form(rng, n)
+    A, B, r = np.array(a, float), np.array(b, float), float(r2) ** 0.5
+
+    def f(x):
+        return np.einsum("mi,ij,mj->m", x, A, x) + x @ B
+
+    def project(x):
+        return r * x / np.linalg.norm(x, axis=1, keepdims=True)
+
+    bound = _gap(rng, _numeric_minimum(f, rng.standard_normal((64, n)), project))
+    return _set_claim(f"sphere-quadratic-{seed}", Sphere("x", "n", r2), n, a, b, bound,
+                      f"x^T A x + b.x >= {bound} on |x|^2 = {r2}")
+
+
+def orthogonal_alignment(seed):
+    """tr(W^T Q) <= (1 - gap) ||W||_* over orthogonal Q (random integer W, n = 2..3, gap 10^-4 to
+    10^-3): false only near W's polar factor, an irrational rotation or reflection."""
+    rng = _rng(seed, 73)
+    n = int(rng.integers(2, 4))
+    w = [[int(x) for x in row] for row in rng.integers(-3, 4, (n, n))]
+    top = float(np.linalg.svd(np.array(w, float), compute_uv=False).sum())
+    bound = Fraction(top * (1 - 10.0 ** rng.uniform(-4, -3))).limit_denominator(10**9)
+    return _claim(f"orthogonal-alignment-{seed}", (Orthogonal("Q", "n"),), (Dim("n", n, n),),
+                  lambda ctx, v: sum(w[i][j] * v.Q[:, i, j] for i in range(n) for j in range(n) if w[i][j]),
+                  lambda ctx, v: ctx.const(bound), "<=", f"tr(W^T Q) <= {bound}")
+
+
+READABLE_FAMILIES = {"simplex-quadratic": simplex_quadratic, "sphere-quadratic": sphere_quadratic, "orthogonal-alignment": orthogonal_alignment}

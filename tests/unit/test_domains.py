@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from flint import fmpq
 
-from verifier import Claim, ClaimDefinitionError, Derived, Dim, Ordered, Orthogonal, Part, Scalar, Simplex, Sphere, Stochastic, UnitVector
+from verifier import Claim, ClaimDefinitionError, Derived, Dim, DoublyStochastic, Ordered, Orthogonal, Part, Scalar, Simplex, Sphere, Stochastic, UnitVector
 from verifier.certify import Certifier
 from verifier.contexts import ExactContext, FloatContext
 from verifier.domains import membership_errors
@@ -28,6 +28,7 @@ KINDS = {
     "simplex-total": (Simplex("x", "n", "5/2"), 4),
     "sphere-3": (Sphere("x", "n", 3), 3),
     "sphere-7/9": (Sphere("x", "n", "7/9"), 4),
+    "doubly-stochastic": (DoublyStochastic("x", "n"), 4),
 }
 
 
@@ -193,3 +194,27 @@ def test_near_ties_on_the_sphere_round_in_its_chart():
     points = nearby_simple_points(check, near, {"n": 3}, lambda d: project(EXACT, check, d, {"n": 3}))
     assert any(list(p["x"][0]) == [fmpq(1), fmpq(1), fmpq(1, 2)] for p in points)
     assert all(membership_errors(check, p, {"n": 3}, EXACT) is None for p in points)
+
+
+def test_a_doubly_stochastic_point_is_a_mixture_of_permutations_exactly():
+    """Birkhoff-von Neumann: the chart's weights over its permutations give the point back,
+    and any rational weights give a point on the set."""
+    var = DoublyStochastic("x", "n")
+    third, sixth = fmpq(1, 3), fmpq(1, 6)
+    point = np.array([[third, third + sixth, sixth], [sixth, third, third + sixth], [third + sixth, sixth, third]], dtype=object)
+    assert var.domain.contains(point)
+    chart = var.domain.chart(point)
+    assert np.array_equal(chart.point(chart.params), point) and sum(chart.params) == 1
+    other = chart.point(np.array([fmpq(k + 1, 7) for k in range(len(chart.params))], dtype=object))
+    assert var.domain.contains(other)
+    check = _claim(var, 3).checks()[0]
+    off = {"x": _exact(0.5, 0.5, 0.01, 0.2, 0.3, 0.5, 0.3, 0.2, 0.49)}
+    on = project(EXACT, check, {"x": off["x"].reshape(1, 3, 3)}, {"n": 3})
+    assert membership_errors(check, on, {"n": 3}, EXACT) is None
+
+
+def test_a_column_off_by_a_hair_is_not_doubly_stochastic():
+    check = _claim(DoublyStochastic("x", "n"), 2).checks()[0]
+    off = {"x": np.array([[[fmpq(1, 2), fmpq(1, 2)], [fmpq(1, 2) + fmpq(1, 10**30), fmpq(1, 2) - fmpq(1, 10**30)]]], dtype=object)}
+    name, reason = membership_errors(check, off, {"n": 2}, EXACT)
+    assert name == "x" and "each column of x sums to exactly 1" in reason
