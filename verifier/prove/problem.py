@@ -176,8 +176,15 @@ class BoxProblem:
             return [np.ravel(np.asarray(h.margin(ctx, v), dtype=object))[0] for h in self.check.hypotheses]
 
     def margins(self, ctx, data):
-        """The entries of the margin: one, or each entry of an elementwise part."""
+        """The entries of the margin: one, or each entry of an elementwise part.
+
+        On Jets the hypotheses are offered to the context first (evaluated when a function
+        meets the edge of its domain): a radicand that a hypothesis keeps positive is then
+        positive on the box, where the box alone cannot show it.
+        """
         part = self.check.part
+        if self.check.hypotheses and isinstance(ctx, JetContext):
+            ctx.assume(lambda jets: zip(self.hypotheses(jets, data), (h.strict for h in self.check.hypotheses)))
         if not part.elementwise:
             return [self.check.evaluate(ctx, data, self.domain.dims, with_hypotheses=False).margin[0]]
         v = self.check.values(data, self.domain.dims)
@@ -210,7 +217,9 @@ class BoxProblem:
             except NeedsChoice:
                 stack += [choices + (1,), choices + (0,)]
                 continue
-            self.undecided += ctx.undecided[:1]
+            finally:
+                undecided = ctx.release()
+            self.undecided += undecided[:1]
         return out
 
     def anchored(self, box, max_choices):
