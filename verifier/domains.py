@@ -751,8 +751,10 @@ def _check_name(name):
 
 
 def _check_dim(owner, what, dim):
+    if isinstance(dim, int) and not isinstance(dim, bool) and dim >= 1:
+        return  # a fixed size
     if not isinstance(dim, str) or not dim.isidentifier():
-        raise ClaimDefinitionError(f"{owner}: {what} must name a Dim, got {dim!r}")
+        raise ClaimDefinitionError(f"{owner}: {what} must name a Dim or be a positive int, got {dim!r}")
 
 
 def _positive_rational(owner, what, value) -> Fraction:
@@ -867,7 +869,7 @@ def kind_text(var: Variable, dims=None) -> str:
     name = "real" if dom is None else dom.kind
     args = []
     if dims is not None and var.shape:
-        args = [" x ".join(var.shape)] + [f"{s}={dims[s]}" for s in dict.fromkeys(var.shape)]
+        args = [var.shape_text] + [f"{s}={dims[s]}" for s in dict.fromkeys(var.shape) if isinstance(s, str)]
     if dom is not None:
         args += dom.describe()
     return f"{name}({', '.join(args)})" if args else name

@@ -113,7 +113,8 @@ def test_nearby_simple_points_find_the_centroid_and_stay_on_the_set():
 
 @pytest.mark.parametrize("make, message", [
     (lambda: UnitVector("u", "n", norm=3), "norm must be 2, 'inf' or 1"),
-    (lambda: Simplex("p", 3), "size must name a Dim"),
+    (lambda: Simplex("p", 0), "size must name a Dim or be a positive int"),
+    (lambda: Simplex("p", 2.0), "size must name a Dim or be a positive int"),
     (lambda: Derived("c", 3), "fn must be a function"),
     (lambda: Orthogonal("1Q", "n"), "identifier"),
     (lambda: Simplex("p", "n", 0), "total must be a positive exact rational"),
