@@ -14,6 +14,7 @@ margin of any size has a sign, and which costs less than 50 digits), else ``dps`
 
 from __future__ import annotations
 
+import itertools
 import time
 
 import mpmath
@@ -344,7 +345,8 @@ class ChunkSearch:
 
     def recheck(self, data, dims, suspects, margin):
         """Certify the worst suspects; yield (index, certificate) for the ones that are not violations."""
-        for i in [i for i in suspects if _row_key(data, i) not in self.rejected_exactly][: self.config.rechecks_per_batch]:
+        fresh = (i for i in suspects if not self.rejected_exactly or _row_key(data, i) not in self.rejected_exactly)
+        for i in itertools.islice(fresh, self.config.rechecks_per_batch):
             if self.stats["rechecked"] >= self.recheck_allowance:
                 return
             self.stats["rechecked"] += 1
@@ -403,7 +405,7 @@ class ChunkSearch:
         for i in candidates:
             if self.deep_left <= 0:
                 return
-            if _row_key(data, i) in self.rejected_exactly:
+            if self.rejected_exactly and _row_key(data, i) in self.rejected_exactly:
                 continue
             self.deep_left -= 1
             try:
