@@ -23,6 +23,7 @@ from .claims import Check
 from .limits import MAX_PROVE_BOXES, LimitError, check_int
 from .executor import make_executor, registered_check
 from .prove import BoundedDomainError, DomainError, MethodError, make_domain, prove
+from .prove.identity import degenerate
 from .results import CheckResult, ProofAttempt, ProofStatus, RunResult, Verdict
 
 #: below this many seconds left of the total cap an attempt is not started: it could decide nothing
@@ -103,7 +104,7 @@ def attempt(check: Check, budget: ProofBudget, deadline: float | None = None, sh
         also = also_proved(check, budget, start + left)
         common["seconds"] = time.monotonic() - start
         return ProofAttempt(ProofStatus.PROVED, volume_percent=100.0, also=also,
-                            identical_sides=d.method == "identity" and check.part.relation != "==", **common), None
+                            identical_sides=d.method == "identity" and degenerate(check, domain, grown_domain(check, domain)), **common), None
     if r.counterexample is not None:
         return ProofAttempt(ProofStatus.REFUTED, message=r.counterexample.certificate, **common), r
     if r.verdict is Verdict.ERROR:
@@ -128,6 +129,18 @@ def larger_domains(check: Check) -> list[tuple[str, object]]:
             break
         out.append((", ".join(f"{d.name} = {bigger[d.name]}" for d in free), domain, bigger))
     return [(text, domain) for text, domain, _ in out]
+
+
+def grown_domain(check: Check, domain):
+    """The domain with every dimension one larger where its range allows (None: none can grow)."""
+    sizes = {d.name: min(domain.dims[d.name] + 1, d.hi) for d in check.dims}
+    if sizes == dict(domain.dims):
+        return None
+    declared = check.proof_domain
+    try:
+        return make_domain(check, sizes, declared.box, declared.boxes, own_bounds=not declared.box_stated)
+    except DomainError:
+        return None
 
 
 def also_proved(check: Check, budget: ProofBudget, deadline: float) -> tuple[str, ...]:

@@ -198,3 +198,16 @@ def test_the_lock_and_the_audit_table_say_which_sizes_were_proved_and_where_side
     assert "| proved on n = 1; x \u2208 [-2, 2]^1, where both sides are the same function (nothing is compared there) | identity |" in summary
     r = verify("check", "--pack", pack, "--jobs", 1)
     assert r.exit_code == 0, r.stderr
+
+
+def test_the_init_examples_true_part_is_proved_where_it_says_something(tmp_path, monkeypatch):
+    """The scaffold's part (1), ||x||_2^2 <= ||x||_1^2, was "Proved on n = 1", where both sides are x^2."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    assert verify("init", "paper", "--paper", "smith-2024").exit_code == 0
+    r = verify("lemma", "1", "--part", "1", "--pack", tmp_path / "paper" / "smith_2024_claims", "--budget", 4000, "--prove-time", 20, "--json")
+    assert r.exit_code == 0, r.stderr
+    (item,) = json.loads(r.stdout)
+    proof = item["proof"]
+    assert proof["status"] == "proved" and proof["domain"].startswith("n = 2;") and not proof["identical_sides"]
+    assert proof["also"] == ["n = 3", "n = 4"]

@@ -65,6 +65,27 @@ def test_a_proof_where_both_sides_coincide_is_labelled(seed):
     assert "both sides are the same function" in result_verdict("survived", proof)
 
 
+def test_an_equality_whose_sides_are_constants_at_its_size_is_labelled():
+    """softmax(x + c) = softmax(x): at n = 1 both sides are the constant 1 (Eq. (9) of the pack at
+    d = 1 was proved so); at n = 2 it is the shift invariance itself."""
+    def softmax(ctx, z):
+        e = ctx.exp(z)
+        return e / ctx.sum(e, -1)[:, None]
+
+    def shift(n):
+        from verifier import ProofDomain
+
+        return Claim("shift", "shift", "softmax(x + c) = softmax(x)", dims=(Dim("n", 1, 3),), variables=(Vector("x", "n"), Scalar("c")),
+                     prove_on=ProofDomain(dims={"n": n}),
+                     parts=(Part("main", lambda ctx, v: softmax(ctx, v.x + v.c[:, None]), lambda ctx, v: softmax(ctx, v.x), "==", elementwise=True),))
+
+    one, _ = attempt(shift(1).checks()[0], BUDGET)
+    two, _ = attempt(shift(2).checks()[0], BUDGET)
+    assert one.status is two.status is ProofStatus.PROVED and one.method == two.method == "identity"
+    assert one.identical_sides and not two.identical_sides
+    assert result_verdict("survived", two).startswith("proved (identity) on n = 2;")
+
+
 def test_a_variables_own_bounds_are_its_box():
     """sigmoid(x) <= 1/2 + x/4 on x in [0, 4] is proved on [0, 4], not on the default box cut to [0, 2];
     a bound beyond the default box moves the box to it instead of leaving nothing."""

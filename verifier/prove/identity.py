@@ -16,8 +16,9 @@ The identity holds wherever both sides are defined on the domain's box (a coordi
 box is >= 0 is a nonnegative symbol: ``sqrt(x)^2 = x``), whatever the hypotheses (the
 certifier, too, leaves a point where a side is undefined out of the claim).  sympy is asked
 only after the margin vanished numerically at every one of a few exact points of the domain
-(256-bit balls): a claim that is not an identity never waits on ``simplify``.  An inequality proved this way holds only because its two sides coincide at
-these dimensions; the audit says so.
+(256-bit balls): a claim that is not an identity never waits on ``simplify``.  An
+inequality proved this way whose sides differ at larger sizes, or an equality whose sides
+are constants here, holds only because of the sizes: the audit says so (:func:`degenerate`).
 """
 
 from __future__ import annotations
@@ -188,6 +189,38 @@ def _closing_rewriting(e) -> str | None:
     return None
 
 
+def _sides_constant(check: Check, domain: Domain) -> bool:
+    """Both sides are constants at these sizes (softmax of one entry is 1): they depend on no coordinate."""
+    param = Parametrisation(check, domain, smt=True)
+    symbols = [_symbol(c, span) for c, span in zip(param.coords, param.spans)]
+    v = None
+    try:
+        for choice in _pieces(param):
+            v = check.values(param.data(SYMBOLIC, _values(param, symbols, choice)), domain.dims)
+            with SYMBOLIC.precision():
+                for side in (check.part.lhs(SYMBOLIC, v), check.part.rhs(SYMBOLIC, v)):
+                    for e in np.ravel(np.asarray(SYMBOLIC.lift(side), dtype=object)):
+                        if isinstance(e, sympy.Basic) and _arguments_cancelled(sympy.powsimp(e)).free_symbols:
+                            return False
+    except (ArithmeticError, ValueError, TypeError):
+        return False
+    return True
+
+
+def degenerate(check: Check, domain: Domain, larger: Domain | None) -> bool:
+    """Whether a claim proved by its identity on ``domain`` holds there only because of the sizes.
+
+    An inequality whose sides coincide here but not at the next larger sizes (``larger``;
+    None: there are none) compares nothing here; so does an equality whose two sides are
+    constants here (eq. (9) at d = 1: a softmax of one entry is 1 on both sides) but not there.
+    """
+    if check.part.relation != "==":
+        if larger is None:
+            return True
+        return not vanishes_numerically(check, Parametrisation(check, larger, smt=True), larger.dims, np.random.default_rng(0))
+    return _sides_constant(check, domain) and (larger is None or not _sides_constant(check, larger))
+
+
 def prove_identity(check: Check, domain: Domain, time_limit: float = 60.0, dps: int = 50) -> Proof | None:
     """PROVED with the rewriting shown when lhs - rhs is identically 0, else None (another method decides).
 
@@ -209,4 +242,4 @@ def prove_identity(check: Check, domain: Domain, time_limit: float = 60.0, dps: 
     )
 
 
-__all__ = ["Rewriting", "differences", "identity_rewriting", "prove_identity", "vanishes_numerically"]
+__all__ = ["Rewriting", "degenerate", "differences", "identity_rewriting", "prove_identity", "vanishes_numerically"]
