@@ -141,7 +141,7 @@ def identity_rewriting(check: Check, domain: Domain) -> Rewriting | None:
     param = Parametrisation(check, domain, smt=True)
     if not vanishes_numerically(check, param, domain.dims, np.random.default_rng(0)):
         return None
-    symbols = [_symbol(c, span) for c, span in zip(param.coords, param.spans)]
+    symbols = _symbols(param)
     shown, hows = None, []
     for choice in _pieces(param):
         try:
@@ -161,9 +161,17 @@ def identity_rewriting(check: Check, domain: Domain) -> Rewriting | None:
     return Rewriting(shown or "0", how)
 
 
-def _symbol(coord, span):
-    """A real symbol for a coordinate, with the sign its span gives it (``sqrt(x)^2 = x`` on x >= 0)."""
-    name = coord.label.replace("[", "_").replace("]", "").replace(",", "_")
+def _symbols(param: Parametrisation) -> list:
+    """One real symbol per coordinate, named after it; two coordinates never share a symbol
+    (``a_1,1`` and the entry 1 of a variable ``a_1`` would both read ``a_1_1``)."""
+    names = [c.label.replace("[", "_").replace("]", "").replace(",", "_") for c in param.coords]
+    if len(set(names)) < len(names):
+        names = [f"{name}__{k}" for k, name in enumerate(names)]
+    return [_symbol(name, span) for name, span in zip(names, param.spans)]
+
+
+def _symbol(name: str, span):
+    """A real symbol with the sign its coordinate's span gives it (``sqrt(x)^2 = x`` on x >= 0)."""
     sign = {}
     if span is not None and span[0] > 0:
         sign = {"positive": True}
@@ -192,7 +200,7 @@ def _closing_rewriting(e) -> str | None:
 def _sides_constant(check: Check, domain: Domain) -> bool:
     """Both sides are constants at these sizes (softmax of one entry is 1): they depend on no coordinate."""
     param = Parametrisation(check, domain, smt=True)
-    symbols = [_symbol(c, span) for c, span in zip(param.coords, param.spans)]
+    symbols = _symbols(param)
     v = None
     try:
         for choice in _pieces(param):
