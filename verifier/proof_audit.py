@@ -103,7 +103,7 @@ def attempt(check: Check, budget: ProofBudget, deadline: float | None = None, sh
     if r.verdict is Verdict.PROVED:
         also = also_proved(check, budget, start + left)
         common["seconds"] = time.monotonic() - start
-        return ProofAttempt(ProofStatus.PROVED, volume_percent=100.0, also=also,
+        return ProofAttempt(ProofStatus.PROVED, volume_percent=100.0, also=also, message=r.message,  # an identity's rewriting
                             identical_sides=d.method == "identity" and degenerate(check, domain, grown_domain(check, domain)), **common), None
     if r.counterexample is not None:
         return ProofAttempt(ProofStatus.REFUTED, message=r.counterexample.certificate, **common), r

@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from verifier import Claim, Dim, Part, Scalar, Vector
 from verifier.cli import main
 from verifier.proof_audit import ProofBudget, attempt, domain_of
-from verifier.reporters.proof_text import result_verdict
+from verifier.reporters.proof_text import proof_sentence, result_verdict
 from verifier.results import ProofStatus
 
 BUDGET = ProofBudget(per_check=60, total=120)
@@ -84,6 +84,8 @@ def test_an_equality_whose_sides_are_constants_at_its_size_is_labelled():
     assert one.status is two.status is ProofStatus.PROVED and one.method == two.method == "identity"
     assert one.identical_sides and not two.identical_sides
     assert result_verdict("survived", two).startswith("proved (identity) on n = 2;")
+    sentence = proof_sentence(two)  # what verify lemma prints: the rewriting that closed it
+    assert sentence.startswith("Proved (identity) on n = 2;") and " = 0 by " in sentence and sentence.count("proved (identity)") == 0
 
 
 def test_a_variables_own_bounds_are_its_box():

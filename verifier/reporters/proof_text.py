@@ -83,7 +83,7 @@ def proof_sentence(proof: ProofAttempt) -> str:
         how = f" ({proof.method}, as locked)"
     if proof.status is ProofStatus.PROVED:
         text = _proved_phrase(proof.domain, proof.method, proof.also, proof.identical_sides)
-        detail = f": {proof.message}" if proof.method == "identity" and proof.message else ""
+        detail = f": {proof.message.removeprefix('proved (identity): ')}" if proof.method == "identity" and proof.message else ""
         return text[0].upper() + text[1:] + how + detail
     if proof.status is ProofStatus.INCONCLUSIVE:
         share = f": {percent(proof.volume_percent)} decided" if proof.volume_percent is not None else ""
