@@ -59,7 +59,7 @@ class BoxJudge:
     def __init__(self, check: Check, domain: Domain, prec: int, max_choices: int, facts: FaceFacts):
         self.problem = BoxProblem(check, domain, prec)
         self.strict = check.strict
-        self.hyp_strict = [h.strict for h in check.hypotheses]
+        self.hyp_strict = self.problem.condition_strict
         self.max_choices = max_choices
         self.facts = facts
 
