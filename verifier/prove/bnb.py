@@ -47,7 +47,7 @@ from ..results import CheckResult, FoundBy, Verdict
 from ..shrink import Shrinker
 from .domain import Domain
 from .judge import FaceFacts, judge_boxes
-from .problem import BoundedDomainError, BoxProblem, Coordinate, built_in_texts, coordinates, holds
+from .problem import BoundedDomainError, BoxProblem, Coordinate, coordinates, holds
 from .result import Proof, ProofDetails, base_fields
 from .symbolic_face import vanishes_identically
 from .invariance import find_reduction
@@ -226,9 +226,9 @@ class BranchAndBound:
     def _hypotheses_hold_on(self, box) -> bool:
         """True when every hypothesis is certain on the whole box (then no sub-box needs them).
 
-        The relations built into the coordinates (``||b|| <= eps`` for ``b = eps u``) hold by
-        construction, as do the variables' own bounds (the boxes lie inside them); only the
-        stated hypotheses and bound functions are evaluated.
+        What the coordinates' maps build in (``||b|| <= eps`` for ``b = eps u``, a row of a
+        simplex summing to 1, the variables' own bounds) holds by construction and is not
+        evaluated; only the stated hypotheses, bound functions and the maps' constraints are.
         """
         p = self.problem
         try:
@@ -236,8 +236,7 @@ class BranchAndBound:
             hyps = p.hypotheses(ctx, p.data(ctx, values))
         except (ZeroDivisionError, ValueError, DomainError):
             return False
-        built_in = built_in_texts(self.check)
-        return all(h.text in built_in or holds(m.enclosure(), h.strict) for h, m in zip(self.check.hypotheses, hyps))
+        return all(holds(m.enclosure(), strict) for m, strict in zip(hyps, p.condition_strict))
 
     def _notes(self) -> tuple[str, ...]:
         out = []

@@ -39,7 +39,8 @@ from fractions import Fraction
 import sympy
 
 from ..contexts import SYMBOLIC
-from .problem import BoxProblem, _kind
+from .parametrisation import _kind
+from .problem import BoxProblem
 
 #: coordinates at most: beyond this the sympy expressions cost more than the boxes they save
 MAX_COORDINATES = 40

@@ -62,7 +62,7 @@ class BoxJudge:
         if facts.root is not None:
             self.problem.set_root(facts.root)
         self.strict = check.strict
-        self.hyp_strict = [h.strict for h in check.hypotheses]
+        self.hyp_strict = self.problem.condition_strict
         self.max_choices = max_choices
         self.facts = facts
 

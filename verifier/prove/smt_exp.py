@@ -30,7 +30,7 @@ from ..claims import Check
 from ..results import CheckResult, Verdict
 from .domain import Domain
 from .result import Proof, ProofDetails, base_fields
-from .smt import _from_model, formula
+from .smt import _from_model, formulas, parametrisations
 from .z3ctx import Z3Context
 
 #: distinct exponentials at most for the product relations (their number grows as the cube)
@@ -118,28 +118,29 @@ def prove_exp_abstracted(check: Check, domain: Domain, time_limit: float, dps: i
     start = time.monotonic()
     deadline = start + time_limit
     ctx = ExpAbstraction()
-    data, assertions = formula(check, domain, ctx)
-    if not ctx.terms:
-        return None  # nothing abstracted: the exact SMT has already had its say
-    *facts, negated = assertions
-    margin, strict = negated.arg(0), z3.is_le(negated)
+    param = parametrisations(check, domain)[-1]
     base = base_fields(check, dps)
     details = dict(method="smt", domain=domain.to_dict(), time_limit=time_limit)
-    for operand in _min_operands(margin):
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return None
-        goal = operand <= 0 if strict else operand < 0
-        solver = z3.Solver()
-        solver.set("timeout", max(1, int(left * 1000)))
-        solver.set("rlimit", RESOURCE_LIMIT)
-        solver.add(*facts, goal, *ctx.facts(ctx.used(facts + [goal])))
-        answer = solver.check()
-        if answer == z3.sat:
-            proof = _from_model(check, domain, data, solver.model(), start, base, details, dps)
-            return proof if proof.result.verdict is not Verdict.INCONCLUSIVE else None  # certified, or dropped
-        if answer != z3.unsat:
-            return None
+    for values, _, assertions in formulas(check, domain, param, ctx):
+        if not ctx.terms:
+            return None  # nothing abstracted: the exact SMT has already had its say
+        *facts, negated = assertions
+        margin, strict = negated.arg(0), z3.is_le(negated)
+        for operand in _min_operands(margin):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            goal = operand <= 0 if strict else operand < 0
+            solver = z3.Solver()
+            solver.set("timeout", max(1, int(left * 1000)))
+            solver.set("rlimit", RESOURCE_LIMIT)
+            solver.add(*facts, goal, *ctx.facts(ctx.used(facts + [goal])))
+            answer = solver.check()
+            if answer == z3.sat:
+                proof = _from_model(check, domain, param, values, solver.model(), start, base, details, dps)
+                return proof if proof.result.counterexample is not None else None  # certified, or dropped
+            if answer != z3.unsat:
+                return None
     return Proof(
         CheckResult(verdict=Verdict.PROVED, method="smt", seconds=time.monotonic() - start, domain=domain.describe(check),
                     stop_reason="z3: the negated claim is unsatisfiable with every exp abstracted",
