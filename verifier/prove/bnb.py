@@ -59,7 +59,7 @@ BATCH_BOXES = 8
 MAX_CERTIFY = 50
 #: boxes judged before the claim's invariances are sought (sympy, a fraction of a second): a
 #: proof done by then never pays for them; counted at the end of a round, so the same on any machine
-BOXES_BEFORE_REDUCTION = 32
+BOXES_BEFORE_REDUCTION = 8
 
 _runs = itertools.count()
 
