@@ -56,6 +56,8 @@ class SearchConfig:
             raise ValueError(f"target must be one of {', '.join(TARGET_STRATEGIES)}, got {self.target!r}")
         if self.batch < 1 or self.round_chunks < 1:
             raise ValueError("batch and round_chunks must be positive")
+        if not 0 <= self.refine_fraction < 1 or self.refine_starts < 0:
+            raise ValueError(f"refine_fraction must be in [0, 1) and refine_starts >= 0, got {self.refine_fraction}, {self.refine_starts}")
 
 
 #: the ``--quick`` preset of ``verify all`` (CI)
