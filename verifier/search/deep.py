@@ -26,6 +26,9 @@ EXACT = ExactContext()
 #: extremum about the square root of its spacing away); each later zoom is 2^-ZOOM finer
 FIRST_ZOOM = 26
 ZOOM = 16
+#: the value told to Powell where the claim is undefined or a hypothesis fails: worse than any
+#: margin, and finite (Brent's parabolic steps turn an infinity into NaN)
+OUTSIDE = 1e300
 
 
 class _Spent(Exception):
@@ -61,7 +64,8 @@ def run_deep_chunk(search, chunk, rng) -> None:
             if deep.best_point is not None:
                 x = deep.best_point
             deep.centre(x, [_binary(m * Fraction(1, 2**zoom), bits) for m in magnitude])
-            scipy.optimize.minimize(deep, np.zeros(len(x)), method="Powell", options={"xtol": 1e-4, "ftol": 1e-6})
+            with np.errstate(all="ignore"):  # Brent's steps may overflow between OUTSIDE values
+                scipy.optimize.minimize(deep, np.zeros(len(x)), method="Powell", options={"xtol": 1e-4, "ftol": 1e-6})
             zoom += ZOOM
     except _Spent:
         return
@@ -90,7 +94,7 @@ class _DeepObjective:
         return self.value([_binary(q + Fraction(float(s)) * u, self.bits) for q, s, u in zip(self.x, z, self.unit)])
 
     def value(self, flat) -> float:
-        """The margin at an exact point in units of the start's (inf where it is undefined or outside the hypotheses)."""
+        """The margin at an exact point in units of the start's (OUTSIDE where it is undefined or outside the hypotheses)."""
         search = self.search
         if self.left <= 0 or search.out_of_time():
             raise _Spent
@@ -100,17 +104,17 @@ class _DeepObjective:
             cand = project(EXACT, search.check, cand, self.dims)
             ev, ctx = search._precise_evaluation(cand, self.dims, look=True)
         except UNDEFINED_AT_POINT:
-            return np.inf
+            return OUTSIDE
         search.stats["deep_evaluations"] += 1
         if any(h[0] < 0 for h in ev.hypotheses):
-            return np.inf
+            return OUTSIDE
         rel = _precise_relative(ev, ctx)
         if rel is None:
-            return np.inf
+            return OUTSIDE
         cert = search.deep_verdict(cand, self.dims, rel, phase="deep", explored=True,
                                    violated=_exact_violation(search.check, ev, ctx))
         if cert is not None and cert.status in ("undecided", "hypothesis-fails"):
-            return np.inf
+            return OUTSIDE
         with ctx.precision():
             margin = ev.margin[0]
             if cert is not None:
@@ -119,9 +123,9 @@ class _DeepObjective:
                 resolution = (abs(ev.lhs[0]) + abs(ev.rhs[0])) * ctx.const(10) ** (5 - self.search.config.dps)
                 self.unit_margin = abs(margin) if margin != 0 else (resolution if resolution != 0 else ctx.const(1))
             try:
-                value = float(margin / self.unit_margin)
+                value = min(max(float(margin / self.unit_margin), -OUTSIDE), OUTSIDE)
             except (OverflowError, ZeroDivisionError, TypeError):
-                return np.inf
+                return OUTSIDE
         if value < self.best_value:
             self.best_value = value
             self.best_point = [to_fraction(q) for q in self.layout.flat(cand)]

@@ -130,8 +130,9 @@ def run_smoothed_descent(search, chunk, rng) -> None:
         # each level its share of what is left: a level run to convergence would leave none to the cooler ones
         share = (chunk.size - search.evaluations) / (LEVELS - level) / (n + 1)
         try:
-            x = scipy.optimize.minimize(value_and_gradient, x, args=(temperature,), jac=True, method="L-BFGS-B",
-                                        options={"maxfun": max(int(share), 2)}).x
+            with np.errstate(all="ignore"):
+                x = scipy.optimize.minimize(value_and_gradient, x, args=(temperature,), jac=True, method="L-BFGS-B",
+                                            options={"maxfun": max(int(share), 2)}).x
         except _Spent:
             return
 
