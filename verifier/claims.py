@@ -24,6 +24,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from .contexts import Bound, FloatLiteralError, as_numbers, exact_decimal
+from .limits import LimitError, check_name
 
 Fn = Callable[[Any, "Values"], Any]
 
@@ -306,6 +307,7 @@ class Claim:
                 if not isinstance(item, kind):
                     raise ClaimDefinitionError(f"claim {self.id}: {field} must hold {kind.__name__} objects, got {item!r} "
                                                f"(Claim's arguments in order: id, title, statement, variables, dims, parts)")
+        _check_names(self)
         if not self.parts:
             raise ClaimDefinitionError(f"claim {self.id}: needs at least one part")
         if not self.readings:
@@ -366,6 +368,26 @@ def _check_proof_domain(check: "Check") -> None:
             raise ClaimDefinitionError(f"{where} boxes unknown variable {name!r}; variables: {', '.join(variables)}")
         if variables[name].radius is not None:
             raise ClaimDefinitionError(f"{where} boxes {name}, which its relation to {variables[name].radius} bounds; box what it depends on")
+
+
+def _check_names(claim: "Claim") -> None:
+    """The id, paper, part and reading names make a stored counterexample's path: a name that
+    could leave the store's folder (``../x``), or that no file system can hold, is refused here."""
+    try:
+        check_name(claim.id, path_component=True)
+    except LimitError as exc:
+        raise ClaimDefinitionError(f"claim id {claim.id!r} cannot name a folder of the counterexample store: {exc}") from None
+    if claim.paper:
+        try:
+            check_name(claim.paper, path_component=True)
+        except LimitError as exc:
+            raise ClaimDefinitionError(f"claim {claim.id}: paper {claim.paper!r} cannot name a folder of the counterexample store: {exc}") from None
+    for what, names in (("part", [p.name for p in claim.parts]), ("reading", [r.name for r in claim.readings])):
+        for name in names:
+            try:
+                check_name(name, path_component=False)
+            except LimitError as exc:
+                raise ClaimDefinitionError(f"claim {claim.id}: {what} name {name!r}: {exc}") from None
 
 
 def _unique(what, names):

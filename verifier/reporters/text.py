@@ -79,7 +79,8 @@ def _fmt(x, digits=6):
     return fmt(x, digits)
 
 
-def render_result(r: CheckResult, claim: Claim | None = None, saved: Mapping[tuple, str] | None = None) -> Panel:
+def render_result(r: CheckResult, claim: Claim | None = None, saved: Mapping[tuple, str] | None = None,
+                  unsaved: Mapping[tuple, str] | None = None) -> Panel:
     parts = []
     head = Text()
     head.append_text(verdict_text(r.verdict))
@@ -100,8 +101,11 @@ def render_result(r: CheckResult, claim: Claim | None = None, saved: Mapping[tup
         parts.append(Text(f"{how}{'; shrunk' if cx.shrunk else ''}; seed {r.seed}; values at {cx.dps} digits", style="dim"))
         parts.append(counterexample_lines(cx, texts, r.relation))
         path = (saved or {}).get((r.claim, r.part, r.reading))
+        why_not = (unsaved or {}).get((r.claim, r.part, r.reading))
         if path:
             parts.append(Text(f"saved: {path}\nreplay: verify replay {path}", style="cyan"))
+        elif why_not:
+            parts.append(Text(f"NOT SAVED: {why_not}", style="bold red"))
         else:
             parts.append(Text("keep it: add --save, then replay with `verify replay FILE`", style="dim"))
     elif r.verdict in (Verdict.SURVIVED, Verdict.INCONCLUSIVE):
@@ -136,7 +140,7 @@ def render_result(r: CheckResult, claim: Claim | None = None, saved: Mapping[tup
     return Panel(Group(*parts), title=Text(title), title_align="left", expand=True)
 
 
-def print_results(console: Console, claim: Claim | None, results: Iterable[CheckResult], saved=None) -> None:
+def print_results(console: Console, claim: Claim | None, results: Iterable[CheckResult], saved=None, unsaved=None) -> None:
     results = list(results)
     if claim is not None:
         header = Text()
@@ -147,7 +151,7 @@ def print_results(console: Console, claim: Claim | None, results: Iterable[Check
         if claim.notes:
             console.print(Text(f"notes: {claim.notes}", style="dim"))
     for r in results:
-        console.print(render_result(r, claim, saved))
+        console.print(render_result(r, claim, saved, unsaved))
 
 
 def print_claim(console: Console, claim: Claim) -> None:
