@@ -13,7 +13,7 @@ from verifier.search.deep import _binary
 from verifier.search.evaluate import ChunkSearch
 from verifier.search.pool import ElitePool
 from verifier.search.refine import Layout
-from verifier.search.smooth import SmoothedMaxContext, many_terms, temperature_at
+from verifier.search.smooth import FIRST_TEMPERATURE, LAST_TEMPERATURE, SmoothedMaxContext, many_terms
 
 
 def _check(lhs, rhs, variables, dims=(), relation="<=", hypotheses=()):
@@ -72,7 +72,7 @@ def test_the_deep_phase_starts_from_a_best_point_below_float64_and_closes_in():
 def test_a_smoothed_maximum_lies_above_the_maximum_and_falls_to_it():
     x = np.array([[0.1, 0.5, 0.49, -0.3]] * 64)
     raw = FloatContext().max(x, axis=1)
-    hot, cold = SmoothedMaxContext(temperature_at(0)).max(x, axis=1), SmoothedMaxContext(temperature_at(1)).max(x, axis=1)
+    hot, cold = SmoothedMaxContext(FIRST_TEMPERATURE).max(x, axis=1), SmoothedMaxContext(LAST_TEMPERATURE).max(x, axis=1)
     assert np.all(hot > cold) and np.all(cold >= raw) and np.allclose(cold, raw, atol=1e-3)
     lo = SmoothedMaxContext(0.1).min(x, axis=1)
     assert np.all(lo <= FloatContext().min(x, axis=1))
@@ -108,3 +108,22 @@ def test_a_point_on_a_strict_hypothesis_boundary_is_outside_the_search():
     keys = search.evaluate({"x": np.array([0.0, 1e-300, 0.5])}, {})
     assert keys[0] == np.inf and np.isfinite(keys[1]) and np.isfinite(keys[2])
     assert search.stats["hypothesis_rejected"] == 1 and search.stats["nonfinite"] == 0
+
+
+def test_a_smoothed_descent_lowers_the_largest_cosine_and_spends_its_chunk():
+    # 6 directions in the plane: the largest pairwise cosine is at least cos(30 degrees) = 0.866
+    def largest_cosine(ctx, v):
+        gram = v.V @ ctx.T(v.V)
+        norms = ctx.sqrt(np.stack([gram[:, i, i] for i in range(6)], axis=-1))
+        cos = gram / (norms[:, :, None] * norms[:, None, :])
+        return ctx.max_all(cos - 3 * (np.eye(6, dtype=int) if np.asarray(cos).dtype == object else np.eye(6)))
+
+    check = _check(largest_cosine, lambda ctx, v: v.V[:, 0, 0] * 0 + Fraction(1, 2), [Matrix("V", "n", "d", lo=-1, hi=1)],
+                   dims=[Dim("n", 6, 6), Dim("d", 2, 2)], relation=">=")
+    start = np.random.default_rng(1).standard_normal((1, 6, 2))
+    config = SearchConfig(seed=0, budget=6_000, shrink=False, deep=False)
+    chunk = Chunk("target", 1, 6_000, deadline=float("inf"), start=(1.0, {"V": start}, {"n": 6, "d": 2}))
+    res = run_chunk((check, config, chunk))
+    assert res.found is None and res.evaluations >= 6_000
+    # the best key reached: (max cos - 1/2) / (max cos + 1/2), near its least, 0.866 -> 0.268
+    assert res.best[0] < 0.27

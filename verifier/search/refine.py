@@ -53,14 +53,15 @@ class Layout:
 
 
 def run_refine_chunk(search, chunk, rng) -> None:
-    """Line searches from one of the best points until a sweep gains nothing (or the chunk's budget is spent)."""
+    """Line searches from one of the best points, until the chunk's budget is spent."""
     _, point, dims = chunk.start
     layout = Layout(point)
     x = layout.flat(point).astype(float)
     if not len(x) or not np.all(np.isfinite(x)):
         return
     fx = _keys(search, layout, x[None, :], dims)[1][0]
-    scale = np.abs(x) + np.mean(np.abs(x)) + 1e-300
+    scale = np.abs(x) + np.mean(np.abs(x))
+    scale[scale == 0] = 1.0  # the origin: steps in the claim's own units
     directions = [np.eye(len(x))[i] * scale[i] for i in range(len(x))]
     moves: list[np.ndarray] = []
     while search.evaluations < chunk.size and not search.out_of_time():

@@ -1,4 +1,4 @@
-"""A smoothed maximum for the target phase's ranking: log-sum-exp with a falling temperature.
+"""A smoothed maximum for the target phase: log-sum-exp with a falling temperature.
 
 A claim about the largest of many terms -- the largest pairwise cosine of 24 vectors, 276
 terms over 96 coordinates -- is decided at a configuration where many terms are largest
@@ -8,21 +8,23 @@ others (measured: largest cosine 0.60 reached where 0.50 was needed).  The log-s
 ``m + T log sum_k exp((x_k - m) / T)`` counts every term within about T of the largest, so
 the search pushes them down together; as T falls it approaches the maximum itself.
 
-Only the ranking changes: every point is still evaluated, recorded and certified with the
-claim's own maximum, so the elite pool, the statistics and any counterexample are those of
-the claim as written.
+Only the local search's objective changes: every point is still evaluated, recorded and
+certified with the claim's own maximum, so the elite pool, the statistics and any
+counterexample are those of the claim as written.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import scipy.optimize
 
 from ..contexts import FloatContext, _float_args
 from ..sampling import batch_fastest
+from .refine import Layout
 
-#: the temperature, relative to the largest |term| of each maximum, at a local search's start and end
+#: the temperature, relative to the largest |term| of each maximum, at a descent's start and end
 FIRST_TEMPERATURE, LAST_TEMPERATURE = 0.1, 1e-4
-#: temperatures a descent goes through, each to convergence
+#: temperatures a descent goes through (geometrically), each with its share of the chunk
 LEVELS = 8
 
 
@@ -55,12 +57,6 @@ class SmoothedMaxContext(FloatContext):
             soft = np.where(np.isfinite(soft), soft, top)
         soft = sign * soft
         return soft if keepdims else np.squeeze(soft, axis=axes)
-
-
-def temperature_at(progress: float) -> float:
-    """The temperature after ``progress`` (0 to 1) of a local search: geometric from first to last."""
-    progress = min(max(progress, 0.0), 1.0)
-    return FIRST_TEMPERATURE * (LAST_TEMPERATURE / FIRST_TEMPERATURE) ** progress
 
 
 def many_terms(check, point: dict, dims, coordinates: int) -> bool:
@@ -102,10 +98,6 @@ def run_smoothed_descent(search, chunk, rng) -> None:
     for every term at once.  Each batch is evaluated with the claim's own maximum first, so
     every point reaches the elite pool (and the certificate) as the claim states it.
     """
-    import scipy.optimize
-
-    from .refine import Layout
-
     _, point, dims = chunk.start
     layout = Layout(point)
     x = layout.flat(point).astype(float)
