@@ -58,10 +58,19 @@ class Dim:
 
 
 @dataclass(frozen=True)
+class FixedSize:
+    """The one size an int in a variable's shape allows, read like a :class:`Dim`'s range."""
+
+    lo: int
+    hi: int
+
+
+@dataclass(frozen=True)
 class Variable:
     """A scalar, vector or matrix variable and its domain.
 
-    ``shape`` names the dims (``("n", "d")`` for an n x d matrix).  Entries lie in
+    ``shape`` names the dims (``("n", "d")`` for an n x d matrix), or gives a fixed size as an
+    int (``(3,)``: a vector of 3 entries, with no dimension to show in every output).  Entries lie in
     ``[lo, hi]`` (``None`` is unbounded).  ``near``/``radius`` build a relation in by
     construction: every entry satisfies ``|v - near| <= radius`` (``near=None`` is the
     zero centre), so a search never wastes samples outside it, and the relation is
@@ -71,7 +80,7 @@ class Variable:
     """
 
     name: str
-    shape: tuple[str, ...] = ()
+    shape: tuple[str | int, ...] = ()
     #: a bound means the exact value written: ``"0.1"``, ``Fraction(1, 10)``, ``Decimal("0.1")``
     #: and the float ``0.1`` all mean 1/10 (a float by its shortest repr)
     lo: float | str | Fraction | None = None
@@ -90,6 +99,11 @@ class Variable:
     def __post_init__(self):
         if not self.name.isidentifier():
             raise ClaimDefinitionError(f"variable name must be an identifier, got {self.name!r}")
+        object.__setattr__(self, "shape", tuple(self.shape))
+        for size in self.shape:
+            fixed = isinstance(size, int) and not isinstance(size, bool)
+            if not (fixed and size >= 1) and not (isinstance(size, str) and size.isidentifier()):
+                raise ClaimDefinitionError(f"variable {self.name}: a size is a Dim's name or a positive int, got {size!r}")
         for end, side in (("lo", -1), ("hi", 1)):
             value = getattr(self, end)
             if value is not None:
@@ -109,18 +123,24 @@ class Variable:
         return tuple(x for x in (self.near, self.radius) if x)
 
     def concrete_shape(self, dims: Mapping[str, int]) -> tuple[int, ...]:
-        return tuple(dims[s] for s in self.shape)
+        return tuple(s if isinstance(s, int) else dims[s] for s in self.shape)
+
+    @property
+    def shape_text(self) -> str:
+        """``n x d``, ``3``, ``n x 2``: the shape as outputs print it."""
+        return " x ".join(str(s) for s in self.shape)
 
 
 def Scalar(name: str, **kw) -> Variable:
     return Variable(name, (), **kw)
 
 
-def Vector(name: str, size: str, **kw) -> Variable:
+def Vector(name: str, size: str | int, **kw) -> Variable:
+    """A vector of dimension ``size``: a Dim's name, or an int for a fixed size (``Vector("x", 2)``)."""
     return Variable(name, (size,), **kw)
 
 
-def Matrix(name: str, rows: str, cols: str, **kw) -> Variable:
+def Matrix(name: str, rows: str | int, cols: str | int, **kw) -> Variable:
     return Variable(name, (rows, cols), **kw)
 
 
@@ -324,11 +344,17 @@ class Claim:
                     raise ClaimDefinitionError(f"claim {self.id}: reading {r.name} narrows unknown dim {dim.name!r}")
             for var in self.variables + r.extra_variables:
                 for s in var.shape:
-                    if s not in dim_names:
+                    if isinstance(s, str) and s not in dim_names:
                         raise ClaimDefinitionError(f"claim {self.id}: variable {var.name} uses unknown dim {s!r}")
         _order_variables(self.id, self.variables)
         for check in self.checks():
             _check_proof_domain(check)
+            dims = {d.name: d for d in check.dims}
+            for var in check.variables:
+                dims.update({s: FixedSize(s, s) for s in var.shape if isinstance(s, int)})  # its own range
+            for var in check.variables:
+                if var.domain is not None:  # a set with no exact point at some size (3 on the circle)
+                    var.domain.validate(var, dims)
 
     def checks(self, reading: str | None = None, part: str | None = None) -> list["Check"]:
         """Every (part, reading) pair this claim asks to check."""

@@ -34,7 +34,7 @@ from .results import ProofAttempt, ProofStatus, Verdict
 from .store import CounterexampleFileError, read_bounded, read_json_object, refuse_links_below, write_atomic
 
 LOCK_NAME = "claims.lock"
-SCHEMA = "claim-verifier/lock"
+SCHEMA = "claim-verifier/lock"  # a format name, kept through the rename to ml-claim-verifier (every claims.lock carries it)
 SCHEMA_VERSION = 3  # 2: every counterexample file is listed with the sha256 of its content; 3: proofs of survivors
 READABLE_VERSIONS = (2, 3)  # a version-2 lock reads as one made without proofs
 _SHA256 = re.compile(r"[0-9a-f]{64}")

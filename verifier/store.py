@@ -31,7 +31,7 @@ from .claims import Check, Claim
 from .limits import MAX_DIM, MAX_DPS, MAX_ENTRIES, MAX_FILE_BYTES, MAX_NESTING, MAX_NUMBER_CHARS, MIN_DPS, LimitError, check_exponent, check_name, check_number_text
 from .results import Counterexample, FoundBy
 
-SCHEMA = "claim-verifier/counterexample"
+SCHEMA = "claim-verifier/counterexample"  # a format name, not the distribution's: every stored file carries it, so it stayed through the rename to ml-claim-verifier
 SCHEMA_VERSION = 1
 REQUIRED = ("schema", "schema_version", "paper", "claim", "part", "reading", "dims", "vars", "lhs", "rhs", "margin", "dps", "method")
 

@@ -68,8 +68,9 @@ def counterexample_lines(cx: Counterexample, check_texts=("lhs", "rhs"), relatio
         table.add_row(name, format_value(value))
     for name, value in cx.derived.items():
         table.add_row(Text(name, style="bold italic"), format_value(value))
-    table.add_row(f"lhs  {check_texts[0]}", cx.lhs)
-    table.add_row(f"rhs  {check_texts[1]}", cx.rhs)
+    # Text, not a markup string: a side's text is the author's (``\\sqrt[n]{x}`` would lose its ``[n]``)
+    table.add_row(Text(f"lhs  {check_texts[0]}"), cx.lhs)
+    table.add_row(Text(f"rhs  {check_texts[1]}"), cx.rhs)
     how = MARGIN_TEXT.get(relation, "rhs \u2212 lhs")
     table.add_row("margin", f"{cx.margin}  ({how}; < 0 is a violation)")
     return table
@@ -184,7 +185,7 @@ def print_claim(console: Console, claim: Claim) -> None:
             dom.append(f"\u2264 {v.upper_text}")
         if v.domain is not None:
             dom.extend(h.text for h in v.domain.hypotheses(v))
-        table.add_row(Text(v.name + scope), " x ".join(v.shape) or "scalar", kind_text(v), ", ".join(dom) or "real")
+        table.add_row(Text(v.name + scope), v.shape_text or "scalar", kind_text(v), ", ".join(dom) or "real")
     console.print(table)
     console.print("dims: " + ", ".join(f"{d.name} in {d.lo}..{d.hi}" for d in claim.dims))
     for h in claim.hypotheses:

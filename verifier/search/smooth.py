@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.optimize
 
-from ..contexts import FloatContext, _float_args
+from ..contexts.float64 import FloatContext, _float_args
 from ..sampling import batch_fastest
 from .refine import Layout
 
