@@ -111,6 +111,16 @@ class ChunkSearch:
             finite = np.isfinite(margin) & np.isfinite(scale)
             excluded = np.zeros(n, dtype=bool)
             hyp_ok = finite.copy()
+            for hyp, h in zip(self.check.hypotheses, hyps):
+                if hyp.strict:
+                    # On a strict hypothesis's excluded boundary (eps = 0 for eps > 0, exactly as
+                    # float64 computes it) the point is outside the domain.  Ranked as a point of
+                    # it, the boundary held every elite where the largest ratio is reached both
+                    # there and inside, and the best points the report and `verify tighten`
+                    # certify were all rejected exactly.
+                    edge = np.isfinite(h) & ~(h > 0)
+                    hyp_ok &= ~edge
+                    excluded |= edge
             for h in hyps:
                 # float only filters; strictness and the exact boundary are the certificate's job
                 defined = np.isfinite(h)
