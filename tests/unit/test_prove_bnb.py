@@ -26,7 +26,8 @@ def _summary(p):
     return p.result.verdict, d.boxes_examined, d.boxes_proved, d.volume_proved, p.result.message
 
 
-@pytest.mark.parametrize("claim_id, part, reading, dims", [("B.2", None, None, {"n": 2}), ("4.2", "2", "intended", {"n": 1})])
+@pytest.mark.parametrize("claim_id, part, reading, dims",
+                         [("B.2", None, None, {"n": 2}), ("B.2", None, None, {"n": 3}), ("4.2", "2", "intended", {"n": 1})])
 def test_the_proof_does_not_depend_on_the_executor(claim_id, part, reading, dims):
     check = check_of(claim_id, part=part, reading=reading)
     domain = make_domain(check, dims, None, {"a": BOX, "eps": EPS})

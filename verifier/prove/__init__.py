@@ -12,11 +12,16 @@ Three methods, picked by what the claim is built from:
   dimensions on a bounded box: rigorous ball arithmetic with centred forms.
 
 ``auto`` tries the identity (only where the margin vanishes at sampled points), then SMT,
-and falls back to branch and bound when the claim leaves real arithmetic.  Every attempt has a time limit; running out gives ``inconclusive``.
+and falls back to branch and bound when the claim leaves real arithmetic.  A claim whose
+only function outside it is exp gets, in between, SMT with every exp abstracted
+(:mod:`.smt_exp`: an unsat abstraction is a proof), after a few boxes of branch and bound
+(which settle the easy claims first) and within a fixed budget of z3's work.  Every attempt
+has a time limit; running out gives ``inconclusive``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import traceback
 
@@ -29,6 +34,13 @@ from .domain import Domain, DomainError, make_domain, parse_boxes, parse_dims
 from .identity import prove_identity
 from .result import Proof, ProofDetails, base_fields
 from .smt import NotDecidable, prove_smt
+from .smt_exp import prove_exp_abstracted
+
+#: boxes of branch and bound before the exp abstraction is tried (a few rounds: 15 boxes)
+PROBE_BOXES = 8
+#: seconds at most for the exp abstraction before branch and bound (z3's resource limit
+#: decides first: the same answer on any machine)
+ABSTRACTION_SECONDS = 5.0
 
 METHODS = ("auto", "identity", "smt", "branch-and-bound")
 
@@ -71,12 +83,9 @@ def prove(check: Check, domain: Domain, method: str = "auto", time_limit: float 
             except NotDecidable as exc:
                 if method == "smt":
                     raise MethodError(f"{check.label}: {exc}; use --method branch-and-bound with a bounded --box") from None
+            return _exp_abstraction_then_bnb(check, domain, time_limit, dps, executor, max_boxes, start)
         if not domain.bounded:
-            unbounded = [k for k, b in domain.boxes.items() if b is None]
-            raise BoundedDomainError(
-                f"{check.label} needs branch and bound (it uses exp, log or sqrt), which needs a bounded box for "
-                f"{', '.join(unbounded)}: give --box NAME=LO:HI or --box LO:HI"
-            )
+            raise _needs_box(check, domain)
         return BranchAndBound(check, domain, time_limit, dps, executor=executor, max_boxes=max_boxes).run()
     except (MethodError, BoundedDomainError):
         raise
@@ -89,6 +98,44 @@ def prove(check: Check, domain: Domain, method: str = "auto", time_limit: float 
                         stop_reason="the claim raised", message=f"{type(exc).__name__}: {exc}{detail}", **base_fields(check, dps)),
             ProofDetails(method=method, domain=domain.to_dict(), time_limit=time_limit),
         )
+
+
+def _exp_abstraction_then_bnb(check, domain, time_limit, dps, executor, max_boxes, start) -> Proof:
+    """A few boxes of branch and bound, then SMT with exp abstracted, then branch and bound to the end."""
+    probe = None
+    if domain.bounded:
+        budget = PROBE_BOXES if max_boxes is None else min(PROBE_BOXES, max_boxes)
+        first = BranchAndBound(check, domain, time_limit, dps, executor=executor, max_boxes=budget)
+        probe = first.run()
+        if not first.stopped_by_budget:  # decided, out of time, or nothing left to split
+            return probe
+    left = time_limit - (time.monotonic() - start)
+    try:
+        abstracted = prove_exp_abstracted(check, domain, min(ABSTRACTION_SECONDS, max(left, 0.001)), dps)
+    except NotDecidable:  # log, sqrt, tanh, ...: no abstraction of those
+        abstracted = None
+    if abstracted is not None:
+        return _since(abstracted, start, time_limit)
+    if probe is None:
+        raise _needs_box(check, domain)
+    left = time_limit - (time.monotonic() - start)
+    if left <= 0 or (max_boxes is not None and max_boxes <= budget):
+        return _since(probe, start, time_limit)
+    return _since(BranchAndBound(check, domain, left, dps, executor=executor, max_boxes=max_boxes).run(), start, time_limit)
+
+
+def _needs_box(check, domain) -> BoundedDomainError:
+    unbounded = [k for k, b in domain.boxes.items() if b is None]
+    return BoundedDomainError(
+        f"{check.label} needs branch and bound (it uses exp, log or sqrt), which needs a bounded box for "
+        f"{', '.join(unbounded)}: give --box NAME=LO:HI or --box LO:HI"
+    )
+
+
+def _since(proof: Proof, start: float, time_limit: float) -> Proof:
+    """The proof with its time and limit those of the whole attempt."""
+    return Proof(dataclasses.replace(proof.result, seconds=time.monotonic() - start),
+                 dataclasses.replace(proof.details, time_limit=time_limit))
 
 
 __all__ = [

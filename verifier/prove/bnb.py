@@ -13,6 +13,13 @@ volume as it could; a box whose enclosure lies mostly below 0 waits, and is wher
 refutation is sought (its centre is certified exactly when the margin is certainly negative
 there).
 
+After a first few boxes (so that an easy proof never pays for it), the claim's exact
+invariances are sought once (:mod:`.invariance`): a symmetry under permutations of an index
+closes every box outside the region where one family of coordinates is sorted, and an
+invariance under shifts of a vector variable fixes its first entry at 0 -- the proof then
+starts again on that smaller root box (B.2 at n = 4: proved in 347 boxes, where 7,689 boxes
+decided 98.98 % of the volume before).
+
 A claim that is an *equality* on a face of the domain (Lemma 4.2 (1) at b = eps) cannot be
 closed by enclosures near that face: they always straddle zero.  Such faces are detected up
 front and named in the output; on each, sympy is asked once whether the margin vanishes
@@ -43,12 +50,16 @@ from .judge import FaceFacts, judge_boxes
 from .problem import BoundedDomainError, BoxProblem, Coordinate, coordinates, holds
 from .result import Proof, ProofDetails, base_fields
 from .symbolic_face import vanishes_identically
+from .invariance import find_reduction
 
 #: boxes judged per round, and per task: fixed, so the proof is the same with any executor
 ROUND_BOXES = 64
 BATCH_BOXES = 8
 #: centres certified at most (each is an exact evaluation and a shrink)
 MAX_CERTIFY = 50
+#: boxes judged before the claim's invariances are sought (sympy, a fraction of a second): a
+#: proof done by then never pays for them; counted at the end of a round, so the same on any machine
+BOXES_BEFORE_REDUCTION = 8
 
 _runs = itertools.count()
 
@@ -76,6 +87,13 @@ class BranchAndBound:
         self.certify_attempts = 0
         self.pending: list = []
         self.undefined: dict[str, int] = {}  # why open boxes could not be evaluated, and how many
+        self.reduction = None  # the claim's permutation symmetry and shift invariance, once sought
+        self.symmetric_boxes = 0  # closed as permutations of boxes that remain
+
+    @property
+    def stopped_by_budget(self) -> bool:
+        """The last run ended on its box budget with boxes still to judge."""
+        return bool(self.pending) and self._budget_spent()
 
     def _budget_spent(self) -> bool:
         return self.max_boxes is not None and self.examined >= self.max_boxes
@@ -86,10 +104,7 @@ class BranchAndBound:
         deadline = start + self.time_limit
         base = base_fields(self.check, self.dps)
         where = self.domain.describe(self.check)
-        self.tight_faces = self._find_tight_faces()
-        self.closed_faces = self._close_tight_faces()
-        facts = FaceFacts(all(self._hypotheses_hold_on(root) for root in self.problem.roots),
-                          tuple((js, ends, label) for js, ends, label, _ in self.tight_faces), tuple(self.closed_faces))
+        facts = self._face_facts()
         refuted = self._strict_fails_on_face()
         self.refute_reason = ("a point of an equality face violates the strict claim (certified)" if refuted is not None
                               else "a box's centre violates the claim (certified)")
@@ -97,7 +112,11 @@ class BranchAndBound:
         ref = self.executor.ref(self.check)
         counter = itertools.count()
         heap = [] if refuted is not None else [(-1.0, next(counter), tuple(root), None) for root in self.problem.roots]
+        sought = False
         while heap and refuted is None and time.monotonic() <= deadline and not self._budget_spent():
+            if not sought and self.examined >= BOXES_BEFORE_REDUCTION:
+                heap, facts = self._reduce(heap, facts, counter)
+                sought = True
             batch = [heapq.heappop(heap) for _ in range(min(ROUND_BOXES, len(heap)))]
             tasks = [(key, ref, self.domain, self.prec, self.max_choices, facts,
                       [(box, entries) for _, _, box, entries in batch[k:k + BATCH_BOXES]])
@@ -127,6 +146,9 @@ class BranchAndBound:
                     mid = (lo + hi) / 2
                     for half in ((lo, mid), (mid, hi)):
                         child = box[:j] + (half,) + box[j + 1:]
+                        if self.reduction is not None and self.reduction.excludes(child):
+                            self._close_by_symmetry(child)
+                            continue
                         weight = self.problem.volume(child) * (0.5 + outcome.undecided)
                         heapq.heappush(heap, (-weight, next(counter), child, outcome.entries))
         seconds = time.monotonic() - start
@@ -145,6 +167,10 @@ class BranchAndBound:
                 how += f", {self.reductions} monotonicity reductions to faces"
             if self.identities:
                 how += f", {self.identities} of them onto faces where the margin vanishes identically (sympy)"
+            if self.reduction is not None:
+                how += f"; on the domain reduced by the claim's invariance under {self.reduction.describe()}"
+                if self.symmetric_boxes:
+                    how += f", {self.symmetric_boxes} boxes closed as permutations of others"
             return Proof(
                 CheckResult(verdict=Verdict.PROVED, method="branch-and-bound", seconds=seconds, domain=where,
                             stop_reason=f"every box proved ({self.proved_boxes} boxes of {self.examined} examined)",
@@ -161,6 +187,41 @@ class BranchAndBound:
                         message=f"{100 * self.proved_volume:.4g}% of the domain's volume proved in {self.examined} boxes ({why}{open_note})", **base),
             ProofDetails(notes=notes, **details),
         )
+
+    def _face_facts(self) -> FaceFacts:
+        """What every box is judged against, on the current root boxes."""
+        self.tight_faces = self._find_tight_faces()
+        self.closed_faces = self._close_tight_faces()
+        reduced = tuple(self.problem.root) if self.reduction is not None and self.reduction.shifted else None
+        return FaceFacts(all(self._hypotheses_hold_on(root) for root in self.problem.roots),
+                         tuple((js, ends, label) for js, ends, label, _ in self.tight_faces), tuple(self.closed_faces),
+                         reduced)
+
+    def _reduce(self, heap, facts, counter):
+        """Seek the claim's invariances once (sympy).  A shift changes the root box: the proof
+        starts again on it (what was proved so far is of the old root).  The sorted region
+        only closes the queued boxes outside it."""
+        self.reduction = find_reduction(self.problem)
+        if self.reduction is None:
+            return heap, facts
+        if self.reduction.shifted:
+            self.problem.set_root(self.reduction.root(self.problem.root))
+            self.proved_volume, self.proved_boxes = 0.0, 0
+            self.open_boxes, self.open_faces, self.undefined = [], set(), {}
+            facts = self._face_facts()
+            heap = [(-1.0, next(counter), tuple(self.problem.root), None)]
+        kept = []
+        for entry in heap:
+            if self.reduction.excludes(entry[2]):
+                self._close_by_symmetry(entry[2])
+            else:
+                kept.append(entry)
+        heapq.heapify(kept)
+        return kept, facts
+
+    def _close_by_symmetry(self, box) -> None:
+        self.proved_volume += self.problem.volume(box)
+        self.symmetric_boxes += 1
 
     def _hypotheses_hold_on(self, box) -> bool:
         """True when every hypothesis is certain on the whole box (then no sub-box needs them).
@@ -191,6 +252,10 @@ class BranchAndBound:
         return tuple(out)
 
     def _certify(self, point):
+        if self.reduction is not None:
+            point = self.reduction.representative(point)
+            if point is None:  # outside the claim's domain: the reduced domain is larger than its image
+                return None
         data = self.problem.exact_point(point)
         cert = self.certifier.certify(self.check, data, self.domain.dims, display="violations")
         return (data, cert) if cert.violated else None

@@ -40,6 +40,7 @@ class FaceFacts:
     hypotheses_hold: bool  # every hypothesis certain on the whole domain
     tight: tuple = ()  # (coordinates, their ends, label) of each equality face
     closed: tuple = ()  # (coordinates, their ends, entries that vanish identically there)
+    root: tuple | None = None  # the root box reduced by an invariance of the claim (None: the domain's own)
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,8 @@ class Outcome:
 class BoxJudge:
     def __init__(self, check: Check, domain: Domain, prec: int, max_choices: int, facts: FaceFacts):
         self.problem = BoxProblem(check, domain, prec)
+        if facts.root is not None:
+            self.problem.set_root(facts.root)
         self.strict = check.strict
         self.hyp_strict = self.problem.condition_strict
         self.max_choices = max_choices

@@ -45,13 +45,18 @@ class BoxProblem:
         self.check, self.domain, self.prec = check, domain, prec
         self.param = Parametrisation(check, domain)
         self.coords, self.roots = self.param.coords, self.param.roots()
-        self.root = self.roots[0]
         self.undecided: list = []
-        self.widths = [hi - lo for lo, hi in self.root]
-        self.active = [w > 0 for w in self.widths]
+        self.set_root(self.roots[0], self.roots)
         self.piece = [c.role == "piece" for c in self.coords]
         #: strictness of each condition :meth:`hypotheses` returns, in order
         self.condition_strict = [h.strict for h in self.param.hypotheses] + [False] * len(self.param.constraints)
+
+    def set_root(self, root, roots=None) -> None:
+        """Prove on ``root`` (the domain reduced by an invariance of the claim, or the first of ``roots``)."""
+        self.root = list(root)
+        self.roots = roots if roots is not None else [self.root]
+        self.widths = [hi - lo for lo, hi in self.root]
+        self.active = [w > 0 for w in self.widths]
 
     def data(self, ctx, values):
         """Variables from coordinate values (Jets, balls or exact rationals), in declaration order."""

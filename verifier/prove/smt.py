@@ -51,11 +51,12 @@ def parametrisations(check: Check, domain: Domain) -> list[Parametrisation]:
     return [by_equality, charted]
 
 
-def formulas(check: Check, domain: Domain, param: Parametrisation | None = None):
+def formulas(check: Check, domain: Domain, param: Parametrisation | None = None, ctx: Z3Context = Z3):
     """One (coordinate values, data, assertions) per choice of chart pieces; the conjunction
     of the assertions says "a point of the domain, in these pieces, violates the claim".
 
-    Raises NotDecidable when the claim leaves real arithmetic with if-then-else.
+    Raises NotDecidable when the claim leaves real arithmetic with if-then-else.  ``ctx``
+    builds the terms (another context may abstract what z3 lacks).
     """
     param = param or parametrisations(check, domain)[-1]
     dims = domain.dims
@@ -63,10 +64,10 @@ def formulas(check: Check, domain: Domain, param: Parametrisation | None = None)
     for choice in itertools.product(*(range(n) for n in param.pieces)):
         pieces = iter(choice)
         values = [next(pieces) if s is None else s for s in symbols]
-        data = param.data(Z3, values)
-        ev = check.evaluate(Z3, data, dims, with_hypotheses=False)
-        facts = [m > 0 if strict else m >= 0 for m, strict in param.hypothesis_margins(Z3, data)]
-        facts += [t >= 0 for t in param.constraint_terms(Z3, data)]
+        data = param.data(ctx, values)
+        ev = check.evaluate(ctx, data, dims, with_hypotheses=False)
+        facts = [m > 0 if strict else m >= 0 for m, strict in param.hypothesis_margins(ctx, data)]
+        facts += [t >= 0 for t in param.constraint_terms(ctx, data)]
         for s, span in zip(symbols, param.spans):
             if s is not None and span is not None:
                 facts += [s >= z3.RealVal(span[0]), s <= z3.RealVal(span[1])]
