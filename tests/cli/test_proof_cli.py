@@ -168,4 +168,6 @@ def test_reports_say_proved_on_the_domain(paper):
 def test_quick_gives_proofs_the_ci_time(paper, monkeypatch):
     monkeypatch.delenv("VERIFY_PROVE_TIME")
     quick = json.loads(verify("all", "--pack", paper, "--quick", "--json").stdout)
-    assert {item["proof"]["time_limit"] for item in quick} == {5.0}
+    # --quick's 5 s per check bound its search and its proof together: the proof gets what the search left
+    for item in quick:
+        assert item["proof"]["time_limit"] == pytest.approx(5.0 - item["seconds"], abs=2e-3), item

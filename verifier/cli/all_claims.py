@@ -96,7 +96,7 @@ def all_cmd(quick, seed, budget, time_limit, dps, no_shrink, jobs, save, force, 
     checks = [ch for c in registry() for ch in c.checks()]
     console = err_console()
     if as_json:
-        run = prove_survivors(checks, run_checks(checks, config), proofs, jobs)
+        run = prove_survivors(checks, run_checks(checks, config), proofs, jobs, check_time=config.time_limit)
     else:
         with StreamingRows(console, len(checks), text.summary_header()) as rows:
             def searched(r):  # a survivor's row waits for its proof
@@ -104,7 +104,7 @@ def all_cmd(quick, seed, budget, time_limit, dps, no_shrink, jobs, save, force, 
                     rows.add(text.summary_row(r))
 
             run = prove_survivors(checks, run_checks(checks, config, on_result=searched), proofs, jobs,
-                                  on_result=lambda r: rows.add(text.summary_row(r)))
+                                  on_result=lambda r: rows.add(text.summary_row(r)), check_time=config.time_limit)
     saved = _save_counterexamples(run, checks, store_dir, force) if save else {}
     if as_json:
         click.echo(json_report.dumps_results(run.results, saved))
