@@ -111,29 +111,48 @@ def signal_name(number: int | None) -> str:
 def authors_frame(tb_or_frame) -> str:
     """The innermost frame of an author's code ("file.py, line 7, in lhs"), or "".
 
-    An author's code is whatever is neither the verifier nor the Python installation
-    (standard library, site-packages); failing that, the innermost frame outside the verifier.
+    An author's code is a claim pack's (a pack loaded from a path, or an installed one) or
+    anything that is neither the verifier nor the Python installation (standard library,
+    site-packages): a frame of sympy's is not the claim's, even when a claim's check ran it.
     """
     frames = []
     if hasattr(tb_or_frame, "tb_frame"):
         tb = tb_or_frame
         while tb is not None:
-            frames.append((tb.tb_frame.f_code, tb.tb_lineno))
+            frames.append((tb.tb_frame, tb.tb_lineno))
             tb = tb.tb_next
     else:
         frame = tb_or_frame
         while frame is not None:
-            frames.insert(0, (frame.f_code, frame.f_lineno))
+            frames.insert(0, (frame, frame.f_lineno))
             frame = frame.f_back
-    outside = [(code, line) for code, line in frames
-               if not code.co_filename.startswith(("<", _VERIFIER_DIR)) and "importlib" not in code.co_filename]
-    own = [(code, line) for code, line in outside if not code.co_filename.startswith(_LIBRARY_DIRS)]
-    pick = (own or outside)[-1:] if (own or outside) else []
-    if not pick:
-        return ""
-    code, line = pick[0]
-    name = "" if code.co_name == "<module>" else f", in {code.co_name}"
-    return f"{Path(code.co_filename).name}, line {line}{name}"
+    for frame, line in reversed(frames):
+        code = frame.f_code
+        if _is_authors(code.co_filename, str(frame.f_globals.get("__name__", ""))):
+            name = "" if code.co_name == "<module>" else f", in {code.co_name}"
+            return f"{Path(code.co_filename).name}, line {line}{name}"
+    return ""
+
+
+def _is_authors(filename: str, module: str) -> bool:
+    if filename.startswith(("<", _VERIFIER_DIR)) or "importlib" in filename:
+        return False
+    if not filename.startswith(_LIBRARY_DIRS):
+        return True
+    return module.startswith("_verifier_pack_") or module.split(".")[0] in _pack_roots()
+
+
+_PACK_ROOTS: set[str] | None = None
+
+
+def _pack_roots() -> set[str]:
+    """Top-level modules of the installed claim packs (their code may live in site-packages)."""
+    global _PACK_ROOTS
+    if _PACK_ROOTS is None:
+        from .executor import _claim_pack_roots
+
+        _PACK_ROOTS = _claim_pack_roots()
+    return _PACK_ROOTS
 
 
 # ---------------------------------------------------------------------------- the watchdog
@@ -495,6 +514,8 @@ def isolated_map(fn: Callable[[Any, Callable], Any], items: Sequence, jobs: int 
                 w.assign(i, limit(items[i]) if limit else None)
                 selector.register(w.results, selectors.EVENT_READ, w)
             busy = [w for w in workers if w.index is not None]
+            if not busy:  # every task is assigned or done, and none is running: cannot happen
+                raise RuntimeError(f"isolated_map: task {next_out} is neither pending, running nor done")
             wake = min((w.deadline + KILL_AFTER for w in busy), default=math.inf)
             timeout = None if wake == math.inf else max(wake - time.monotonic(), 0.0)
             for key, _ in selector.select(timeout):

@@ -224,9 +224,13 @@ def error_result(check: Check, config: SearchConfig, exc: Exception, seconds: fl
 
 
 def guarded_search(check: Check, config: SearchConfig, progress=None) -> CheckResult:
-    """``run_check``, with anything it lets escape turned into this check's error row."""
+    """``run_check`` (in an isolated worker where processes fork), with anything it lets escape
+    turned into this check's error row."""
     start = time.monotonic()
     try:
+        if forking_available() and forks_safely():
+            (result,) = run_checks([check], config, None if progress is None else (lambda _: progress)).results
+            return result
         return run_check(check, config, progress)
     except Exception as exc:
         return error_result(check, config, exc, time.monotonic() - start)

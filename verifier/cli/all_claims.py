@@ -36,7 +36,8 @@ PROVE_TIME_ENV = "VERIFY_PROVE_TIME"  # the default of --prove-time (on all, lem
 
 def prove_time_option(default: float):
     return click.option("--prove-time", "prove_time", type=PROOF_SECONDS, default=default, show_default=True, envvar=PROVE_TIME_ENV,
-                        help=f"Seconds to prove each surviving check on the domain its claim states (0: no proofs; default also from ${PROVE_TIME_ENV}).")
+                        help=f"Seconds to prove each surviving check on the domain its claim states, at most what its --time left after "
+                             f"the search (0: no proofs; default also from ${PROVE_TIME_ENV}).")
 
 
 def prove_total_option(default: float):
