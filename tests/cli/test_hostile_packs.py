@@ -113,6 +113,17 @@ def test_a_proof_that_crashes_says_so_and_the_search_verdict_stands(tmp_path, cr
     assert row["proof"]["status"] == "error" and "crashed" in row["proof"]["message"] and name in row["proof"]["message"], row["proof"]
 
 
+def test_verify_prove_whose_proof_crashes_is_a_one_line_error(tmp_path):
+    write_pack(tmp_path, """
+        if ctx.name == "z3":
+            os.abort()
+        return v.x
+    """)
+    r = run("prove", "bad", "--pack", "pack.py", "--box", "-1:1", "--time", 20, cwd=tmp_path)
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert r.stderr.rstrip().splitlines()[-1] == "error: the proof of bad crashed: its process died of signal SIGABRT (aborted)", r.stderr
+
+
 def test_ctrl_c_exits_130_and_leaves_no_worker(tmp_path):
     write_pack(tmp_path, """
         time.sleep(0.05)
