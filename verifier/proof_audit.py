@@ -25,10 +25,9 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
 from .claims import Check
-from .limits import MAX_PROVE_BOXES, LimitError, check_int
+from .limits import MAX_PROVE_BOXES, LimitError, capped_jobs, check_int
 from .executor import forks_safely, make_executor, registered_check
 from .isolation import Outcome, forking_available, isolated_map
-from .limits import capped_jobs
 from .prove import BoundedDomainError, DomainError, MethodError, make_domain, prove
 from .results import CheckResult, ProofAttempt, ProofStatus, RunResult, Verdict
 
@@ -173,14 +172,9 @@ def _proof_time_limit(task) -> float:
 
 
 def failed_attempt(outcome: Outcome) -> ProofAttempt:
-    """The attempt of a proof whose process did not come back: the search's verdict stands."""
-    if outcome.out_of_time:
-        what = f"did not stop at its time limit: {outcome.describe()}"
-    elif outcome.crashed:
-        what = f"crashed: {outcome.describe().removeprefix('crashed: ')}"
-    else:
-        what = outcome.describe()
-    return ProofAttempt(ProofStatus.ERROR, "", seconds=outcome.seconds, message=f"the proof {what}; the search's verdict stands")
+    """The attempt of a proof whose process did not come back (it crashed, exited, or ran past
+    its time limit and a grace): the search's verdict stands."""
+    return ProofAttempt(ProofStatus.ERROR, "", seconds=outcome.seconds, message=f"the proof {outcome.describe()}; the search's verdict stands")
 
 
 def prove_all(checks: Sequence[Check], budget: ProofBudget, jobs: int = 1,

@@ -473,7 +473,7 @@ def abrupt_result(check: Check, config: SearchConfig, outcome: Outcome) -> Check
     if outcome.out_of_time:
         subject = "the claim's code" if outcome.where else "the check"
         what = f"{subject} {outcome.describe(f'the time limit (--time {config.time_limit:g} s)')}"
-        reason = "the claim's code did not return within the time limit"
+        reason = f"{subject} did not return within the time limit"
     elif outcome.status == "raised" and not outcome.where and outcome.exception not in ("SystemExit", "KeyboardInterrupt"):
         what, reason = f"the check {outcome.describe()}", "the check raised"  # not from the claim's code: the engine's
     else:
