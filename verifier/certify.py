@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import threading
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -232,9 +233,10 @@ class Certifier:
         values at one point mean the claim's functions are not functions of their inputs.  A
         claim that draws from Python's or numpy's global random generator says so even when
         its two draws happen to agree (a coin's two tosses do half the time)."""
-        drawn = _global_random_state()
+        # only a process with one thread: a Dask worker's own threads draw from random too
+        drawn = _global_random_state() if threading.active_count() == 1 else None
         again = check.evaluate(ctx, ctx.convert(data), dims)
-        if _global_random_state() != drawn:
+        if drawn is not None and _global_random_state() != drawn:
             raise NotDeterministic(f"claim {check.label} is not deterministic: evaluated {how}, it drew random numbers (from Python's random module or numpy's global "
                                    "generator): its value at a point is not a function of the point")
         pairs = [("lhs", first.lhs, again.lhs), ("rhs", first.rhs, again.rhs)]
