@@ -221,7 +221,7 @@ def time_box(deadline: float | None) -> Iterator[None]:
         else:
             handler, (left, interval), when = _OUTER
             _OUTER = None
-            signal.signal(signal.SIGALRM, handler)
+            signal.signal(signal.SIGALRM, signal.SIG_DFL if handler is None else handler)  # None: set outside Python
             if left > 0:  # someone else's timer (pytest-timeout, say) runs on, minus the time spent here
                 signal.setitimer(signal.ITIMER_REAL, max(left - (time.monotonic() - when), 1e-4), interval)
 
