@@ -21,8 +21,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from tests.quality.domain_families import REFUTED_FAMILIES  # noqa: E402
-from verifier import Claim, Dim, Ordered, Orthogonal, Part, Simplex, Stochastic, UnitVector  # noqa: E402
+from tests.quality.domain_families import (CONFIGURATION_FAMILIES, KNOWN_PATTERN_FAMILIES, LARGE_DENOMINATOR_FAMILIES,  # noqa: E402
+                                           REFUTED_FAMILIES, SCALED_FAMILIES)
+from verifier import Claim, Dim, DoublyStochastic, Ordered, Orthogonal, Part, Simplex, Sphere, Stochastic, UnitVector  # noqa: E402
 from verifier.engine import SearchConfig, run_check  # noqa: E402
 from verifier.sampling import Sampler, on_boundary  # noqa: E402
 
@@ -34,6 +35,9 @@ KINDS = {
     "UnitVector norm 1": UnitVector("x", "n", norm=1),
     "Ordered [-1, 2]": Ordered("x", "n", lo=-1, hi=2),
     "Orthogonal": Orthogonal("x", "n"),
+    "Simplex total 5/2": Simplex("x", "n", "5/2"),
+    "Sphere radius^2 2": Sphere("x", "n", 2),
+    "DoublyStochastic": DoublyStochastic("x", "n"),
 }
 
 
@@ -65,7 +69,8 @@ def _paper_checks():
 
 
 def first_certificates(seeds):
-    families = {name: (lambda seed, make=make: make(seed).checks()[0]) for name, make in REFUTED_FAMILIES.items()}
+    every = {**REFUTED_FAMILIES, **SCALED_FAMILIES, **LARGE_DENOMINATOR_FAMILIES, **KNOWN_PATTERN_FAMILIES, **CONFIGURATION_FAMILIES}
+    families = {name: (lambda seed, make=make: make(seed).checks()[0]) for name, make in every.items()}
     for name, make_check in {**families, **_paper_checks()}.items():
         times, evals, refuted = [], [], 0
         for seed in range(seeds):

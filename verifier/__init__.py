@@ -3,12 +3,12 @@
 Public API for stating claims::
 
     from verifier import Claim, Part, Reading, Hypothesis, Dim, Matrix, Vector, Scalar, ProofDomain
-    from verifier import Simplex, Stochastic, UnitVector, Ordered, Orthogonal, Derived  # constrained kinds
+    from verifier import Simplex, Stochastic, DoublyStochastic, UnitVector, Sphere, Ordered, Orthogonal, Derived  # constrained kinds
 """
 
 from ._version import __version__
 from .claims import Check, Claim, ClaimDefinitionError, Dim, Hypothesis, Matrix, Part, ProofDomain, Reading, Scalar, Variable, Vector
-from .domains import Derived, Ordered, Orthogonal, Simplex, Stochastic, UnitVector
+from .domains import Derived, DoublyStochastic, Ordered, Orthogonal, Simplex, Sphere, Stochastic, UnitVector
 from .results import CheckResult, Counterexample, RunResult, Verdict
 
 __all__ = [
@@ -20,6 +20,7 @@ __all__ = [
     "Counterexample",
     "Derived",
     "Dim",
+    "DoublyStochastic",
     "Hypothesis",
     "Matrix",
     "Ordered",
@@ -30,6 +31,7 @@ __all__ = [
     "RunResult",
     "Scalar",
     "Simplex",
+    "Sphere",
     "Stochastic",
     "UnitVector",
     "Variable",

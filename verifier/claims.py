@@ -24,6 +24,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from .contexts import Bound, FloatLiteralError, as_numbers, exact_decimal
+from .limits import LimitError, check_name
 
 Fn = Callable[[Any, "Values"], Any]
 
@@ -57,10 +58,19 @@ class Dim:
 
 
 @dataclass(frozen=True)
+class FixedSize:
+    """The one size an int in a variable's shape allows, read like a :class:`Dim`'s range."""
+
+    lo: int
+    hi: int
+
+
+@dataclass(frozen=True)
 class Variable:
     """A scalar, vector or matrix variable and its domain.
 
-    ``shape`` names the dims (``("n", "d")`` for an n x d matrix).  Entries lie in
+    ``shape`` names the dims (``("n", "d")`` for an n x d matrix), or gives a fixed size as an
+    int (``(3,)``: a vector of 3 entries, with no dimension to show in every output).  Entries lie in
     ``[lo, hi]`` (``None`` is unbounded).  ``near``/``radius`` build a relation in by
     construction: every entry satisfies ``|v - near| <= radius`` (``near=None`` is the
     zero centre), so a search never wastes samples outside it, and the relation is
@@ -70,7 +80,7 @@ class Variable:
     """
 
     name: str
-    shape: tuple[str, ...] = ()
+    shape: tuple[str | int, ...] = ()
     #: a bound means the exact value written: ``"0.1"``, ``Fraction(1, 10)``, ``Decimal("0.1")``
     #: and the float ``0.1`` all mean 1/10 (a float by its shortest repr)
     lo: float | str | Fraction | None = None
@@ -89,6 +99,11 @@ class Variable:
     def __post_init__(self):
         if not self.name.isidentifier():
             raise ClaimDefinitionError(f"variable name must be an identifier, got {self.name!r}")
+        object.__setattr__(self, "shape", tuple(self.shape))
+        for size in self.shape:
+            fixed = isinstance(size, int) and not isinstance(size, bool)
+            if not (fixed and size >= 1) and not (isinstance(size, str) and size.isidentifier()):
+                raise ClaimDefinitionError(f"variable {self.name}: a size is a Dim's name or a positive int, got {size!r}")
         for end, side in (("lo", -1), ("hi", 1)):
             value = getattr(self, end)
             if value is not None:
@@ -108,18 +123,24 @@ class Variable:
         return tuple(x for x in (self.near, self.radius) if x)
 
     def concrete_shape(self, dims: Mapping[str, int]) -> tuple[int, ...]:
-        return tuple(dims[s] for s in self.shape)
+        return tuple(s if isinstance(s, int) else dims[s] for s in self.shape)
+
+    @property
+    def shape_text(self) -> str:
+        """``n x d``, ``3``, ``n x 2``: the shape as outputs print it."""
+        return " x ".join(str(s) for s in self.shape)
 
 
 def Scalar(name: str, **kw) -> Variable:
     return Variable(name, (), **kw)
 
 
-def Vector(name: str, size: str, **kw) -> Variable:
+def Vector(name: str, size: str | int, **kw) -> Variable:
+    """A vector of dimension ``size``: a Dim's name, or an int for a fixed size (``Vector("x", 2)``)."""
     return Variable(name, (size,), **kw)
 
 
-def Matrix(name: str, rows: str, cols: str, **kw) -> Variable:
+def Matrix(name: str, rows: str | int, cols: str | int, **kw) -> Variable:
     return Variable(name, (rows, cols), **kw)
 
 
@@ -306,6 +327,7 @@ class Claim:
                 if not isinstance(item, kind):
                     raise ClaimDefinitionError(f"claim {self.id}: {field} must hold {kind.__name__} objects, got {item!r} "
                                                f"(Claim's arguments in order: id, title, statement, variables, dims, parts)")
+        _check_names(self)
         if not self.parts:
             raise ClaimDefinitionError(f"claim {self.id}: needs at least one part")
         if not self.readings:
@@ -322,11 +344,17 @@ class Claim:
                     raise ClaimDefinitionError(f"claim {self.id}: reading {r.name} narrows unknown dim {dim.name!r}")
             for var in self.variables + r.extra_variables:
                 for s in var.shape:
-                    if s not in dim_names:
+                    if isinstance(s, str) and s not in dim_names:
                         raise ClaimDefinitionError(f"claim {self.id}: variable {var.name} uses unknown dim {s!r}")
         _order_variables(self.id, self.variables)
         for check in self.checks():
             _check_proof_domain(check)
+            dims = {d.name: d for d in check.dims}
+            for var in check.variables:
+                dims.update({s: FixedSize(s, s) for s in var.shape if isinstance(s, int)})  # its own range
+            for var in check.variables:
+                if var.domain is not None:  # a set with no exact point at some size (3 on the circle)
+                    var.domain.validate(var, dims)
 
     def checks(self, reading: str | None = None, part: str | None = None) -> list["Check"]:
         """Every (part, reading) pair this claim asks to check."""
@@ -366,6 +394,26 @@ def _check_proof_domain(check: "Check") -> None:
             raise ClaimDefinitionError(f"{where} boxes unknown variable {name!r}; variables: {', '.join(variables)}")
         if variables[name].radius is not None:
             raise ClaimDefinitionError(f"{where} boxes {name}, which its relation to {variables[name].radius} bounds; box what it depends on")
+
+
+def _check_names(claim: "Claim") -> None:
+    """The id, paper, part and reading names make a stored counterexample's path: a name that
+    could leave the store's folder (``../x``), or that no file system can hold, is refused here."""
+    try:
+        check_name(claim.id, path_component=True)
+    except LimitError as exc:
+        raise ClaimDefinitionError(f"claim id {claim.id!r} cannot name a folder of the counterexample store: {exc}") from None
+    if claim.paper:
+        try:
+            check_name(claim.paper, path_component=True)
+        except LimitError as exc:
+            raise ClaimDefinitionError(f"claim {claim.id}: paper {claim.paper!r} cannot name a folder of the counterexample store: {exc}") from None
+    for what, names in (("part", [p.name for p in claim.parts]), ("reading", [r.name for r in claim.readings])):
+        for name in names:
+            try:
+                check_name(name, path_component=False)
+            except LimitError as exc:
+                raise ClaimDefinitionError(f"claim {claim.id}: {what} name {name!r}: {exc}") from None
 
 
 def _unique(what, names):

@@ -252,7 +252,7 @@ def _import_distributed():
     try:
         import distributed
     except ImportError:
-        raise ExecutorError("needs Dask: pip install 'claim-verifier[dask]'") from None
+        raise ExecutorError("needs Dask: pip install 'ml-claim-verifier[dask]' (in a checkout: pip install -e '.[dask]')") from None
     return distributed
 
 
@@ -363,7 +363,7 @@ def run_on_worker(fn: Callable, payload: bytes, sent_at: float, clock: str | Non
         task = pickle.loads(payload)
     except Exception as exc:
         raise WorkerEnvironmentError(f"a Dask worker could not read its task ({type(exc).__name__}: {exc}); a worker needs "
-                                     "claim-verifier and the libraries the claims import") from None
+                                     "ml-claim-verifier and the libraries the claims import") from None
     if clock is None or clock != clock_domain():
         task = shift_deadlines(task, time.monotonic() - sent_at)
     return fn(task)

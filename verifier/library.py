@@ -13,7 +13,8 @@ Contents: softmax (stable and literal), logsumexp, one attention head, multi-hea
 attention, a Self-Attention Network with and without skip connections, LayerNorm and
 RMSNorm, the ``Res`` operator of a minimax argmin with its midrange and every other
 minimiser, matrix and vector norms (the spectral norm rigorously enclosed in ball
-arithmetic), and :func:`unique_argmin`, a part stating that an argmin is a single point.
+arithmetic), entropy, cross-entropy and KL divergence (``0 log 0 = 0``), and
+:func:`unique_argmin`, a part stating that an argmin is a single point.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any, Callable
 
 import mpmath
 import numpy as np
+import scipy.special
 import sympy
 
 from .claims import Part, Reading, Vector
@@ -31,6 +33,10 @@ from .contexts import BallContext, ExactContext, FloatContext, MPContext, NotRat
 __all__ = [
     "attention_head",
     "column_ranges",
+    "cross_entropy",
+    "entropy",
+    "kl_divergence",
+    "xlogy",
     "frobenius_norm",
     "induced_norm_1",
     "induced_norm_inf",
@@ -246,6 +252,52 @@ def induced_norm_inf(ctx, A):
 def frobenius_norm(ctx, A):
     """sqrt(sum_{i,j} A_ij^2)."""
     return ctx.sqrt(ctx.sum_all(A * A))
+
+
+# ----------------------------------------------------------------- information theory
+def xlogy(ctx, x, y):
+    """``x log y`` entrywise, with ``0 log y = 0`` where ``x`` is exactly 0 (the convention of
+    entropy and KL divergence: a zero probability adds nothing, whatever ``y``).
+
+    float64: ``scipy.special.xlogy``.  Other contexts: the entries of ``x`` that are exactly 0
+    (a rational 0, an exact zero ball) give that 0; the rest ``x * ctx.log(y)``, so a ball
+    around 0 or a symbolic term is not decided by a guess (z3 still says log is not decidable).
+    """
+    if isinstance(ctx, FloatContext):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return scipy.special.xlogy(x, y)
+    x, y = np.broadcast_arrays(x, y, subok=True)
+    zero = np.frompyfunc(_exactly_zero, 1, 1)(np.asarray(x, dtype=object)).astype(bool)
+    if not zero.any():
+        return x * ctx.log(y)
+    safe = np.where(zero, 1, np.asarray(y, dtype=object))  # log 1 = 0 in every context: no domain error
+    out = np.array(x * ctx.log(safe), dtype=object)  # a plain array: ctx.log lifts its ints
+    out[zero] = np.asarray(x, dtype=object)[zero]  # the context's own exact zero
+    return ctx.wrap(out)
+
+
+def _exactly_zero(a) -> bool:
+    try:
+        return bool(a == 0)
+    except Exception:  # a z3 term or an enclosure that cannot say: not known to be 0
+        return False
+
+
+def entropy(ctx, p, axis=-1):
+    """Shannon entropy ``-sum_i p_i log p_i`` (natural log) over ``axis`` (a probability vector's entries)."""
+    return -ctx.sum(xlogy(ctx, p, p), axis)
+
+
+def cross_entropy(ctx, p, q, axis=-1):
+    """Cross-entropy ``-sum_i p_i log q_i`` over ``axis``; ``q_i = 0`` where ``p_i > 0`` is outside its domain
+    (``+inf`` in float64, a domain error elsewhere: never a counterexample)."""
+    return -ctx.sum(xlogy(ctx, p, q), axis)
+
+
+def kl_divergence(ctx, p, q, axis=-1):
+    """KL divergence ``D(p || q) = sum_i p_i log(p_i / q_i)`` over ``axis``, with ``0 log(0/q) = 0``;
+    ``q_i = 0`` where ``p_i > 0`` is outside its domain, as for :func:`cross_entropy`."""
+    return ctx.sum(xlogy(ctx, p, p) - xlogy(ctx, p, q), axis)
 
 
 def vector_norm(ctx, x, p):

@@ -39,6 +39,22 @@ MAX_NUMBER_CHARS = 4_000
 MAX_FILE_BYTES = 8 * 2**20
 #: nesting of arrays and objects in a JSON file
 MAX_NESTING = 32
+#: characters of a paper slug, claim id, part or reading name: each becomes part of a file's path
+#: (folders ``<paper>/<claim>/``, file ``<part>-<reading>-seed<N>.json``), which stays far below
+#: the 255 bytes a file name may have
+MAX_NAME_CHARS = 100
+
+#: bytes the arrays of one ``verify experiment`` run may take, estimated from its sizes before it
+#: starts (BERT-base's default shape needs about 0.8 GB); each size option has its own cap too
+MAX_EXPERIMENT_BYTES = 4 * 2**30
+#: caps on each size option of ``verify experiment rank-collapse`` (BERT-large is 1024 wide, 24 deep)
+RANK_COLLAPSE_CAPS = {"width": 8192, "heads": 128, "depth": 1000, "tokens": 8192, "batch": 4096, "mlp_width": 32768,
+                      "sweep_batch": 4096}
+#: caps on each size option of ``verify experiment layer-collapse`` (its networks are tiny by design)
+LAYER_COLLAPSE_CAPS = {"widths": 256, "depths": 256, "heads": 64, "tokens": 256, "starts": 1000, "random_inputs": 10**6,
+                       "fit_rounds": 100, "fit_inputs": 10**5, "search_iterations": 10**5, "fit_iterations": 10**5}
+#: entries of a list option of ``verify experiment`` (``--etas``, ``--widths``, ``--weight-factors``, ...)
+MAX_EXPERIMENT_LIST = 64
 
 
 class LimitError(ValueError):
@@ -89,13 +105,67 @@ def check_exponent(exponent: int) -> int:
     return exponent
 
 
+def check_name(text, path_component: bool) -> str:
+    """A claim id, paper slug, part or reading name that a stored file's path is made from.
+
+    Every name: a non-empty string of at most ``MAX_NAME_CHARS`` characters without control
+    characters.  A ``path_component`` (the paper and the claim id: folders of the store) also
+    has no path separator and is neither ``.`` nor ``..``, so it names one folder inside the
+    store and nothing else.  Part and reading names only enter a file name through a filter
+    that keeps ``[A-Za-z0-9_.-]``, so they may hold separators (a reading ``explicit-2A/L``).
+    """
+    if not isinstance(text, str):
+        raise LimitError(f"must be a string, got {type(text).__name__}")
+    if not text:
+        raise LimitError("must not be empty")
+    if len(text) > MAX_NAME_CHARS:
+        raise LimitError(f"{len(text):,} characters, longer than the limit of {MAX_NAME_CHARS}")
+    bad = next((ch for ch in text if ord(ch) < 32 or 127 <= ord(ch) < 160 or ch in "\u2028\u2029"), None)
+    if bad is not None:
+        raise LimitError(f"holds the control character {bad!r}")
+    if path_component:
+        if "/" in text or "\\" in text:
+            raise LimitError("holds a path separator (/ or \\): it names a folder of the counterexample store")
+        if text in (".", ".."):
+            raise LimitError(f"{text!r} is not a folder name")
+    return text
+
+
+def rank_collapse_bytes(width: int, heads: int, depth: int, tokens: int, batch: int, mlp_width: int, precisions: int,
+                        weight_factors: int, sweep_batch: int) -> int:
+    """An upper estimate of the bytes a rank-collapse run holds at once (float64 throughout).
+
+    A layer's weights (drawn, then scaled per precision), every variant's activations per
+    precision, one layer's attention scores and MLP hidden units, and the weight sweep: its
+    deep networks, and per layer the input's projections and the output matrices it keeps
+    until the end, then every head's output of one sequence."""
+    n, d, m, b, s = tokens, width, mlp_width, batch, min(sweep_batch, batch)
+    weights = 3 * (4 * d * d + 2 * d * m)
+    activations = 2 * precisions * 4 * b * n * d
+    one_layer = 2 * b * (heads * n * n + n * m + 4 * n * d)
+    sweep = weight_factors * s * n * d + depth * (s * n * 3 * d + d * d) + 2 * depth * heads * n * d
+    return 8 * (weights + activations + one_layer + sweep)
+
+
+def layer_collapse_bytes(width: int, depth: int, heads: int, tokens: int, starts: int, random_inputs: int, fit_inputs: int) -> int:
+    """An upper estimate of the bytes a layer-collapse run holds at once at its largest width and depth.
+
+    The worst-input search evaluates a batch of 2 n d + 1 inputs (central differences over the
+    n x d entries) through every layer, with an (n d) x (n d) block of probes; the surrogates are
+    measured on the random and fitting inputs."""
+    size = tokens * width
+    batch = 2 * size + 1 + 128 + random_inputs + fit_inputs
+    per_input = depth * (heads * tokens * tokens + 4 * tokens * width + 3 * width * width)
+    return 8 * (4 * size * size + 2 * batch * per_input + starts * size)
+
+
 def _short(value: int) -> str:
     # str() of a huge int is itself refused by Python (and slow): describe its size instead
     return str(value) if abs(value) < 10**30 else f"a number of about {int(value.bit_length() * 0.30103):,} digits"
 
 
 __all__ = [
-    "LimitError", "MAX_BUDGET", "MAX_DIM", "MAX_DPS", "MAX_ENTRIES", "MAX_FILE_BYTES", "MAX_NESTING", "MAX_NUMBER_CHARS",
-    "MAX_ROUNDS", "MAX_SECONDS", "MAX_SEED", "MIN_DPS", "available_cores", "capped_jobs", "check_exponent", "check_int",
-    "check_number_text", "check_seconds",
+    "LAYER_COLLAPSE_CAPS", "LimitError", "MAX_BUDGET", "MAX_DIM", "MAX_EXPERIMENT_BYTES", "MAX_EXPERIMENT_LIST", "MAX_NAME_CHARS", "MAX_DPS", "MAX_ENTRIES", "MAX_FILE_BYTES", "MAX_NESTING", "MAX_NUMBER_CHARS",
+    "MAX_ROUNDS", "MAX_SECONDS", "MAX_SEED", "MIN_DPS", "available_cores", "capped_jobs", "check_exponent", "check_int", "check_name",
+    "check_number_text", "check_seconds", "layer_collapse_bytes", "RANK_COLLAPSE_CAPS", "rank_collapse_bytes",
 ]

@@ -28,12 +28,13 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ._version import __version__
+from .config import find_pyproject
 from .limits import MAX_BUDGET, MAX_DPS, MAX_PROVE_BOXES, MAX_SECONDS, MAX_SEED, MIN_DPS, LimitError, check_int, check_seconds
 from .results import ProofAttempt, ProofStatus, Verdict
-from .store import CounterexampleFileError, read_bounded, read_json_object, write_atomic
+from .store import CounterexampleFileError, read_bounded, read_json_object, refuse_links_below, write_atomic
 
 LOCK_NAME = "claims.lock"
-SCHEMA = "claim-verifier/lock"
+SCHEMA = "claim-verifier/lock"  # a format name, kept through the rename to ml-claim-verifier (every claims.lock carries it)
 SCHEMA_VERSION = 3  # 2: every counterexample file is listed with the sha256 of its content; 3: proofs of survivors
 READABLE_VERSIONS = (2, 3)  # a version-2 lock reads as one made without proofs
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -105,6 +106,17 @@ class Lock:
     def by_key(self) -> dict[tuple[str, str, str], LockEntry]:
         return {e.key: e for e in self.entries}
 
+    def file(self, listed: str) -> Path:
+        """The path of a counterexample file the lock lists, refused (naming it) when it leads
+        outside the project or a folder or file on the way from the project's folder is a link."""
+        project, target = project_root(self.path), _target(self.path, listed)
+        try:
+            inside = target.relative_to(project)
+        except ValueError:
+            raise CounterexampleFileError(listed, None, f"outside the project folder {project}: the lock lists files inside its project only") from None
+        refuse_links_below(project, inside)
+        return self.root / listed
+
 
 # ---------------------------------------------------------------------------- writing
 def to_document(lock: Lock) -> dict:
@@ -166,13 +178,36 @@ def file_sha256(path: str | os.PathLike, error=None) -> str:
     return hashlib.sha256(read_bounded(path, error or CounterexampleFileError)).hexdigest()
 
 
+def project_root(lock_path: str | os.PathLike) -> Path:
+    """The folder every file a lock lists lies in: its project's (the nearest ``pyproject.toml``
+    at or above the lock), else the lock's own folder."""
+    folder = Path(os.path.realpath(Path(lock_path).parent))
+    pyproject = find_pyproject(folder)
+    return pyproject.parent if pyproject is not None else folder
+
+
+def _target(lock_path, listed: str) -> Path:
+    return Path(os.path.normpath(Path(os.path.realpath(Path(lock_path).parent)) / listed))
+
+
 def relative_to_lock(lock_path: str | os.PathLike, file: str | os.PathLike) -> str:
-    base = Path(lock_path).resolve().parent
-    file = Path(file).resolve()
+    """``file`` as the lock lists it: relative to the lock's folder, inside the project (else ``ValueError``)."""
+    base = Path(os.path.realpath(Path(lock_path).parent))
+    file, project = Path(os.path.realpath(file)), project_root(lock_path)
     try:
-        return file.relative_to(base).as_posix()
+        file.relative_to(project)
     except ValueError:
-        return Path(os.path.relpath(file, base)).as_posix()
+        raise ValueError(f"{file} is outside the project folder {project}: the lock lists files inside its project only") from None
+    return Path(os.path.relpath(file, base)).as_posix()
+
+
+def listed_path_problem(listed: str) -> str | None:
+    """Why ``listed`` cannot be a path the lock lists (a relative POSIX path), or None."""
+    if not listed or "\\" in listed or any(ord(ch) < 32 for ch in listed):
+        return "must be a non-empty POSIX path without control characters"
+    if listed.startswith("/") or any(p in ("", ".") for p in listed.split("/")):
+        return "must be a path relative to the lock's folder (no leading /, no empty or '.' part)"
+    return None
 
 
 def describe(search: LockedSearch) -> str:
@@ -215,6 +250,13 @@ def read(path: str | os.PathLike = LOCK_NAME) -> Lock:
     if not isinstance(doc["checks"], list):
         raise LockFileError(path, "checks", "must be a list")
     entries = tuple(_entry(path, i, item) for i, item in enumerate(doc["checks"]))
+    project = project_root(path)
+    for i, e in enumerate(entries):
+        for j, f in enumerate(e.counterexamples):
+            try:
+                _target(path, f).relative_to(project)
+            except ValueError:
+                raise LockFileError(path, f"checks[{i}].counterexamples[{j}]", f"{f!r} leads outside the project folder {project}") from None
     seen = set()
     for i, e in enumerate(entries):
         if e.key in seen:
@@ -267,6 +309,10 @@ def _entry(path, i, item) -> LockEntry:
     hashes = item.get("sha256", {})
     if not isinstance(hashes, dict):
         raise LockFileError(path, f"{where}.sha256", "must map each counterexample file to the sha256 of its content")
+    for j, f in enumerate(files):
+        problem = listed_path_problem(f)
+        if problem is not None:
+            raise LockFileError(path, f"{where}.counterexamples[{j}]", f"{f!r} {problem}")
     for f in files:
         if not isinstance(hashes.get(f), str) or not _SHA256.fullmatch(hashes[f]):
             raise LockFileError(path, f"{where}.sha256.{f}", "missing, or not 64 lowercase hex digits")
@@ -303,4 +349,4 @@ def _proof(path, where, p) -> LockedProof:
     return LockedProof(p["status"], p.get("on", ""), domain, p.get("method", ""), None if volume is None else float(volume))
 
 
-__all__ = ["LOCK_NAME", "Lock", "LockEntry", "LockFileError", "LockedProof", "LockedSearch", "locked_proof", "dumps", "file_sha256", "merged", "read", "relative_to_lock", "restricted", "write"]
+__all__ = ["LOCK_NAME", "Lock", "LockEntry", "LockFileError", "LockedProof", "LockedSearch", "locked_proof", "dumps", "file_sha256", "listed_path_problem", "merged", "project_root", "read", "relative_to_lock", "restricted", "write"]

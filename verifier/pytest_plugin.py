@@ -14,7 +14,7 @@ import pytest
 
 
 def pytest_addoption(parser):
-    group = parser.getgroup("claims", "claim-verifier")
+    group = parser.getgroup("claims", "ml-claim-verifier")
     group.addoption("--claims", action="store_true", default=False, help="Check every locked claim, part and reading (claims.lock).")
     group.addoption("--claims-lock", default=None, metavar="PATH", help="The lockfile (default: [tool.verifier] lock, else claims.lock in the rootdir).")
     group.addoption("--pack", dest="claims_packs", action="append", default=[], metavar="PATH",
@@ -46,9 +46,18 @@ class ClaimItem(pytest.Item):
         super().__init__(**kw)
         self.lock, self.entry, self.check = lock, entry, check
         self.add_marker(pytest.mark.claims)
+        self.config.stash.setdefault(_JUNIT_CLASSNAMES, {})[self.nodeid] = self.junit_classname
 
-    def setup(self):
-        _name_junit_case(self)
+    @property
+    def junit_classname(self) -> str:
+        """The classname ``verify check --junit`` gives this check: one dot-free class per claim."""
+        from types import SimpleNamespace
+
+        from .reporters.junit import class_name
+
+        if self.entry is not None:
+            return class_name(self.entry)
+        return class_name(SimpleNamespace(paper=self.check.claim.paper, claim=self.check.claim.id))
 
     def runtest(self):
         from .regression import GONE, NOT_LOCKED, check_entry
@@ -78,29 +87,35 @@ class ClaimItem(pytest.Item):
         return where[0], where[1] - 1, f"claim {self.name}"
 
 
+_JUNIT_CLASSNAMES = pytest.StashKey[dict]()  # node id -> classname of the claim items collected
 
-def _name_junit_case(item: ClaimItem) -> None:
-    """Under ``pytest --junitxml`` give the case the classname ``verify check --junit`` gives it.
+
+class _JUnitClassnames:
+    """Under ``pytest --junitxml``, each claim item's case gets the classname ``verify check --junit`` gives it.
 
     pytest derives a classname from the node id, whose file part is ``claims.lock``: every claim
     of every paper would land in one class called ``claims.lock`` (a package ``claims`` to a CI
-    viewer).  Attributes set before the report is written take precedence over pytest's own.
+    viewer).  The attribute is set on the case pytest opens for the report itself, before
+    pytest records the report (``tryfirst``): attributes already on a case survive pytest's
+    own.  Keyed by the report, not by a node id string, because pytest 9.2 keys its cases by a
+    structured node id that a string with brackets (``[adversarial]``) does not parse back to.
     """
-    try:
-        from _pytest.junitxml import xml_key
-    except ImportError:  # pragma: no cover - a pytest without its junitxml plugin
-        return
-    xml = item.config.stash.get(xml_key, None)
-    if xml is None:
-        return
-    from types import SimpleNamespace
 
-    from .reporters.junit import class_name
+    def __init__(self, config):
+        self.config = config
 
-    source = item.entry if item.entry is not None else item.check
-    paper = source.paper if item.entry is not None else source.claim.paper
-    claim = source.claim if item.entry is not None else source.claim.id
-    xml.node_reporter(item.nodeid).add_attribute("classname", class_name(SimpleNamespace(paper=paper, claim=claim)))
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report):
+        classname = self.config.stash.get(_JUNIT_CLASSNAMES, {}).get(report.nodeid)
+        if classname is None:
+            return
+        try:
+            from _pytest.junitxml import xml_key
+        except ImportError:  # pragma: no cover - a pytest without its junitxml plugin
+            return
+        xml = self.config.stash.get(xml_key, None)
+        if xml is not None:
+            xml.node_reporter(report).add_attribute("classname", classname)
 
 
 def _project(config):
@@ -139,6 +154,8 @@ def _lock_path(config) -> Path:
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "claims: a locked claim, part and reading (added by --claims)")
+    if config.getoption("claims"):
+        config.pluginmanager.register(_JUnitClassnames(config), "claims-junit-classnames")
 
 
 def pytest_collect_file(file_path, parent):

@@ -1,195 +1,49 @@
-"""Exact rational points on the constrained sets, and simple rationals near a point.
+"""Simple rational points near a float point, on every variable's set.
 
-A certificate sees exact inputs, so a constrained variable must lie *exactly* on its set:
-
-* simplex rows: negative entries cut to 0, then the row divided by its sum (sum exactly 1);
-* the Euclidean sphere: inverse stereographic projection of the point's stereographic
-  coordinates, ``y = (2t, 1 - |t|^2) / (1 + |t|^2)`` -- rational whenever ``t`` is;
-* the max and l1 spheres: divide by the norm;
-* ordered vectors: sort;
-* orthogonal matrices: ``Q = S (I - A)(I + A)^-1`` with ``S`` the nearest signed permutation
-  and ``A`` skew-symmetric and rational (the Cayley transform), which reaches every
-  orthogonal matrix with no eigenvalue -1 relative to ``S``;
-* derived variables: their defining expression, evaluated exactly.
-
-A point already on its set is returned unchanged, so a projected point is stable.
+A certificate sees exact inputs, so a constrained variable must lie *exactly* on its set;
+each kind moves a point onto its set in rationals itself (:mod:`verifier.domains`), and
+:func:`verifier.sampling.exactify` applies those maps to a float candidate.
 
 Near-ties: a strict claim whose only equality point is ``a = b = c = 1/3`` is never refuted
 by float points (float64 has no 1/3).  :func:`nearby_simple_points` rounds each coordinate to
 its best approximation of small denominator (``Fraction.limit_denominator``: the
 continued-fraction convergents and semiconvergents) at a ladder of denominators, in the
-coordinates where the set's points are simple (entries, stereographic coordinates, Cayley
-parameters), and projects back onto the set.
+coordinates where the set's points are simple (the kind's chart: entries, stereographic
+coordinates, Cayley parameters), and projects back onto the set.  A point whose coordinates
+share a larger denominator (107ths on a face of the simplex) is out of that ladder's reach,
+and rounding one coordinate at a time cannot tell 107ths from noise; so the coordinates are
+also rounded *together*, to the best approximations with one common denominator
+(:func:`common_denominator`: simultaneous Diophantine approximation by LLL).
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 from fractions import Fraction
 
 import numpy as np
-from flint import fmpq, fmpq_mat
+from flint import fmpq, fmpz_mat
 
-from .contexts import NotRational, to_fraction
-from .domains import DerivedValue, IrrationalDerivedValue, OrderedEntries, OrthogonalMatrix, SimplexRows, UnitSphere, domain_of
+from .contexts import ExactContext, FloatContext, to_fraction
+from .domains import cayley, domain_of, inverse_stereographic, is_derived, q
+from .sampling import Sampler, batch_fastest, exactify, project
 
 #: denominators tried around a near-tie, smallest first (each a rung of convergents)
 DENOMINATORS = (2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 16, 20, 24, 32, 60, 100)
+#: weights of the residues against the common denominator in the lattice: weight M finds a
+#: denominator q when the point lies within about 1/M of p/q in every coordinate
+LATTICE_SCALES = (10**6, 10**9, 10**12)
+#: the largest common denominator a lattice rounding may give
+MAX_COMMON_DENOMINATOR = 10**4
+#: coordinates up to which a rounding in charts tries every corner of the 1/D grid around the point
+MAX_CORNERS = 4
 #: certifications spent per near-tie at most (on a claim that is an equality on a whole
 #: face, every rounded point is a tie too: the float screen cannot tell them apart)
 MAX_TRIES = 2
 
 
-def q(x) -> fmpq:
-    f = to_fraction(x)
-    return fmpq(f.numerator, f.denominator)
-
-
-# ------------------------------------------------------------------ exact projection
-def project_exact(var, x, values):
-    """``x`` (object array of rationals, batch axis of one) moved exactly onto var's set."""
-    dom = domain_of(var)
-    if dom is None:
-        return x
-    if isinstance(dom, DerivedValue):
-        try:
-            with _exact_ctx().precision():
-                out = np.asarray(dom.fn(_exact_ctx(), values), dtype=object)
-        except NotRational as exc:
-            raise IrrationalDerivedValue(var, dom.text, str(exc)) from None
-        return np.broadcast_to(out, np.shape(x)).copy() if np.ndim(out) < np.ndim(x) else out
-    point = np.vectorize(q, otypes=[object])(np.asarray(x, dtype=object)[0])
-    if isinstance(dom, SimplexRows):
-        out = _simplex_rows(point)
-    elif isinstance(dom, UnitSphere):
-        out = _unit_sphere(point, dom.norm)
-    elif isinstance(dom, OrderedEntries):
-        out = np.array(sorted(point), dtype=object)
-    elif isinstance(dom, OrthogonalMatrix):
-        out = _orthogonal(point)
-    else:
-        raise TypeError(f"no exact projection for {dom.kind}")
-    return out[None]
-
-
-def _exact_ctx():
-    from .contexts import ExactContext
-
-    return ExactContext()
-
-
-def _simplex_rows(x):
-    rows = x.reshape(-1, x.shape[-1]) if x.ndim else x.reshape(1, 1)
-    out = np.empty_like(rows)
-    for i, row in enumerate(rows):
-        row = [r if r > 0 else fmpq(0) for r in row]
-        total = sum(row, fmpq(0))
-        out[i] = [fmpq(1, len(row))] * len(row) if total == 0 else [r / total for r in row]
-    return out.reshape(x.shape)
-
-
-def _unit_sphere(x, norm):
-    n = len(x)
-    if n == 0:
-        raise ValueError("a unit vector needs at least one entry")
-    if all(v == 0 for v in x):
-        return np.array([fmpq(1)] + [fmpq(0)] * (n - 1), dtype=object)
-    if norm == "inf":
-        return x / max(abs(v) for v in x)
-    if norm == "1":
-        return x / sum((abs(v) for v in x), fmpq(0))
-    if sum((v * v for v in x), fmpq(0)) == 1:
-        return x
-    j = max(range(n), key=lambda i: abs(x[i]))
-    s = 1 if x[j] > 0 else -1
-    t = [x[i] / (1 + s * x[j]) for i in range(n) if i != j]  # from the pole opposite x
-    return inverse_stereographic(t, j, s)
-
-
-def stereographic(y, j, s):
-    """Coordinates of a unit vector ``y`` seen from the pole ``-s e_j``."""
-    return [y[i] / (1 + s * y[j]) for i in range(len(y)) if i != j]
-
-
-def inverse_stereographic(t, j, s):
-    """The rational point of the unit sphere with stereographic coordinates ``t``."""
-    big_t = sum((v * v for v in t), fmpq(0))
-    out = [2 * v / (1 + big_t) for v in t]
-    out.insert(j, s * (1 - big_t) / (1 + big_t))
-    return np.array(out, dtype=object)
-
-
-def _eye(n):
-    return fmpq_mat(n, n, [fmpq(int(i == j)) for i in range(n) for j in range(n)])
-
-
-def _mat(x):
-    n = x.shape[0]
-    return fmpq_mat(n, n, [q(v) for v in x.ravel()])
-
-
-def _arr(m):
-    n = m.nrows()
-    return np.array([[m[i, j] for j in range(n)] for i in range(n)], dtype=object)
-
-
-def nearest_signed_permutation(x) -> np.ndarray:
-    """Greedy: the largest |entry| fixes a row and a column, and so on."""
-    a = np.abs(np.asarray(x, dtype=float))
-    n = a.shape[0]
-    s = np.zeros((n, n), dtype=object)
-    s[...] = fmpq(0)
-    rows, cols = set(range(n)), set(range(n))
-    for _ in range(n):
-        i, j = max(((i, j) for i in rows for j in cols), key=lambda ij: a[ij])
-        s[i, j] = fmpq(1) if float(x[i, j]) >= 0 else fmpq(-1)
-        rows.discard(i)
-        cols.discard(j)
-    return s
-
-
-def cayley(a, sign=None):
-    """``S (I - A)(I + A)^-1``: orthogonal for every skew-symmetric rational ``A``."""
-    m = _mat(a)
-    eye = _eye(m.nrows())
-    out = (eye - m) * (eye + m).inv()
-    if sign is not None:
-        out = _mat(sign) * out
-    return _arr(out)
-
-
-def cayley_parameters(x, sign):
-    """The skew-symmetric ``A`` with ``S^T x = (I - A)(I + A)^-1`` (projected to skew)."""
-    m = _mat(sign).transpose() * _mat(x)
-    eye = _eye(m.nrows())
-    try:
-        a = _arr((eye - m) * (eye + m).inv())
-    except ZeroDivisionError:
-        raise ValueError("orthogonal projection: S^T Q has eigenvalue -1") from None
-    return (a - a.T) / 2
-
-
-def _orthogonal(x):
-    n = x.shape[0]
-    if n == 0:
-        return x
-    xm = _mat(x)
-    if xm.transpose() * xm == _eye(n):
-        return x
-    sign = nearest_signed_permutation(x)
-    # a rational A with denominators bounded by float64's: the exact A of a float Q has
-    # squared denominators, and the certificate's cost grows with them
-    a = cayley_parameters(x, sign)
-    a = np.vectorize(lambda v: q(float(v)), otypes=[object])(a)
-    a = (a - a.T) / 2
-    return cayley(a, sign)
-
-
 # --------------------------------------------------------------- nearby simple rationals
-def _snap(v, den):
-    f = to_fraction(v).limit_denominator(den)
-    return fmpq(f.numerator, f.denominator)
-
-
 def limit_denominators(value, bounds) -> dict:
     """``{M: Fraction(value).limit_denominator(M)}`` for every M in ``bounds``, as fmpq, from
     one continued-fraction expansion.
@@ -238,34 +92,58 @@ def _snap_ladder(x, bounds) -> dict:
     return out
 
 
-def _snap_array(x, den):
-    return np.vectorize(lambda v: _snap(v, den), otypes=[object])(np.asarray(x, dtype=object))
-
-
-def _snap_variable(var, x, den):
-    """``x`` rounded to denominators <= den in the coordinates where its set's points are simple."""
+def _snap_variable_ladder(var, point, bounds) -> dict:
+    """``{M: point rounded to denominators <= M}`` in the coordinates where its set's points are
+    simple: the entries when they already lie on the set (or are the coordinates), else the
+    kind's chart, mapped back onto the set."""
+    entries = _snap_ladder(point, bounds)
     dom = domain_of(var)
-    point = np.asarray(x, dtype=object)[0]
-    if isinstance(dom, UnitSphere) and dom.norm == "2" and len(point):
-        entries = _snap_array(point, den)
-        if sum((v * v for v in entries), fmpq(0)) == 1:
-            return entries[None]
-        j = max(range(len(point)), key=lambda i: abs(point[i]))
-        s = 1 if point[j] > 0 else -1
-        t = [_snap(v, den) for v in stereographic(list(np.vectorize(q, otypes=[object])(point)), j, s)]
-        return inverse_stereographic(t, j, s)[None]
-    if isinstance(dom, OrthogonalMatrix) and point.size:
-        entries = _snap_array(point, den)
-        m = _mat(entries)
-        if m.transpose() * m == _eye(m.nrows()):
-            return entries[None]
-        sign = nearest_signed_permutation(point)
-        try:
-            a = _snap_array(cayley_parameters(point, sign), den)
-        except ValueError:
-            return entries[None]
-        return cayley((a - a.T) / 2, sign)[None]
-    return _snap_array(point, den)[None]
+    chart = dom.chart(point) if dom is not None else None
+    if chart is None:
+        return entries
+    params = _snap_ladder(chart.params, bounds)
+    return {m: entries[m] if dom.contains(entries[m]) else chart.point(params[m]) for m in bounds}
+
+
+def common_denominator(values, scale, max_denominator=MAX_COMMON_DENOMINATOR) -> np.ndarray | None:
+    """``p / q`` with one denominator ``q <= max_denominator`` and ``|q x_i - p_i|`` small in
+    every coordinate at once, or None (values: one array of rationals).
+
+    Lagarias' lattice for simultaneous Diophantine approximation: rows ``(1, [M x_1], ...,
+    [M x_n])`` and ``M e_i``; the vector ``q row_0 - sum p_i row_i = (q, M (q x_i - p_i))`` is
+    short exactly when ``p / q`` is close to ``x`` with a small ``q``, and LLL's first vector is
+    the shortest up to a factor the lattice's size keeps harmless here.
+    """
+    flat = np.asarray(values, dtype=object).ravel()
+    if not len(flat):
+        return None
+    scaled = [round(to_fraction(v) * scale) for v in flat]
+    n = len(flat)
+    rows = [[1] + scaled] + [[0] * (i + 1) + [scale] + [0] * (n - i - 1) for i in range(n)]
+    first = fmpz_mat(rows).lll()
+    q = int(first[0, 0])
+    if q == 0 or abs(q) > max_denominator:
+        return None
+    if q < 0:
+        q = -q
+        residues = [-int(first[0, i + 1]) for i in range(n)]
+    else:
+        residues = [int(first[0, i + 1]) for i in range(n)]
+    out = np.empty(n, dtype=object)
+    out[:] = [fmpq((q * r - v) // scale, q) for r, v in zip(scaled, residues)]
+    return out.reshape(np.shape(values))
+
+
+def _common_denominator_variable(var, point, scale):
+    """The variable rounded to one common denominator: its entries when that lands on the set
+    (or the entries are its coordinates), else its chart's coordinates, mapped back."""
+    entries = common_denominator(point, scale)
+    dom = domain_of(var)
+    chart = dom.chart(point) if dom is not None else None
+    if chart is None or (entries is not None and dom.contains(entries)):
+        return entries
+    params = common_denominator(chart.params, scale)
+    return None if params is None else chart.point(params)
 
 
 def nearby_simple_points(check, data, dims, project):
@@ -274,23 +152,26 @@ def nearby_simple_points(check, data, dims, project):
     ``project(data)`` moves a point into the whole domain (sets, boxes, relations, derived
     variables, in declaration order).
     """
-    seen = {_key(data)}
-    rounded: set = set()
-    out = []
-    # plain coordinates: every rung of the ladder from one expansion per entry
-    ladders = {var.name: _snap_ladder(np.asarray(data[var.name], dtype=object)[0], DENOMINATORS)
-               for var in check.variables if not isinstance(domain_of(var), (DerivedValue, UnitSphere, OrthogonalMatrix))}
-    for den in DENOMINATORS:
-        cand = {}
-        for var in check.variables:
-            if isinstance(domain_of(var), DerivedValue):
-                cand[var.name] = data[var.name]  # recomputed by the projection
-            elif var.name in ladders:
-                cand[var.name] = ladders[var.name][den][None]
-            else:
-                cand[var.name] = _snap_variable(var, data[var.name], den)
+    # every rung of the ladder from one expansion per coordinate
+    free = [var for var in check.variables if not is_derived(var)]
+    points = {var.name: np.asarray(np.asarray(data[var.name], dtype=object)[0], dtype=object) for var in free}
+    ladders = {var.name: _snap_variable_ladder(var, points[var.name], DENOMINATORS) for var in free}
+    rounded_sets = [{name: ladder[den] for name, ladder in ladders.items()} for den in DENOMINATORS]
+    # then every variable's coordinates rounded together, to one denominator each
+    for scale in LATTICE_SCALES:
+        together = {var.name: _common_denominator_variable(var, points[var.name], scale) for var in free}
+        rounded_sets.append({name: together[name] if together[name] is not None else points[name] for name in together})
+    # a derived variable is recomputed by the projection
+    return _distinct_projections(data, ({var.name: data[var.name] if is_derived(var) else rounding[var.name][None] for var in check.variables}
+                                        for rounding in rounded_sets), project)
+
+
+def _distinct_projections(data, candidates, project):
+    """The candidates moved into the whole domain, each resulting point once, none equal to ``data``."""
+    seen, rounded, out = {_key(data)}, set(), []
+    for cand in candidates:
         raw = _key(cand)
-        if raw in rounded:  # the same rounding as a smaller denominator gave: the same projection
+        if raw in rounded:  # the same rounding as an earlier one: the same projection
             continue
         rounded.add(raw)
         try:
@@ -302,6 +183,41 @@ def nearby_simple_points(check, data, dims, project):
             seen.add(key)
             out.append(cand)
     return out
+
+
+def rounded_in_charts(check, data, dims, project, denominators):
+    """``data`` with every variable's coordinates where its set's points are simple (the kind's
+    chart, else the entries) rounded to multiples of 1/D, for each D in ``denominators``,
+    mapped back and projected: distinct points, smallest D first.
+
+    One denominator for all coordinates is what keeps a point short: stereographic
+    coordinates ``a / D`` give a sphere point of denominator about ``D^2``, where rounding each
+    to its own denominator multiplies them; simplex weights ``a_i / D`` divided by their sum
+    share one denominator near D.
+    """
+    free = [var for var in check.variables if not is_derived(var)]
+    charts = {}
+    for var in free:
+        point = np.asarray(np.asarray(data[var.name], dtype=object)[0], dtype=object)
+        dom = domain_of(var)
+        chart = dom.chart(point) if dom is not None else None
+        charts[var.name] = (chart.params, chart.point) if chart is not None else (point, lambda x: x)
+    coords = sum(int(np.size(charts[var.name][0])) for var in free)
+
+    def candidates():
+        for den in denominators:
+            # the nearest multiples of 1/D, and where there are few coordinates every choice of
+            # the two multiples around them: the nearest may fall just outside a small region
+            for way in (itertools.product((math.floor, math.ceil), repeat=coords) if coords <= MAX_CORNERS else [None]):
+                ways = iter(way or ())
+                cand = dict(data)
+                for var in free:
+                    params, back = charts[var.name]
+                    rounded = np.vectorize(lambda v: fmpq((next(ways) if way else round)(to_fraction(v) * den), den), otypes=[object])(params)
+                    cand[var.name] = np.asarray(back(rounded), dtype=object)[None]
+                yield cand
+
+    return _distinct_projections(data, candidates(), project)
 
 
 def _key(data):
@@ -324,8 +240,6 @@ def is_new_near_tie(rel, previous_best) -> bool:
 def try_near_tie(check, certifier, data, index, dims):
     """Certify the simple rationals near row ``index`` of a float batch: the first violated
     (point, certificate), or None."""
-    from .sampling import exactify
-
     try:
         exact = exactify(check, data, index, dims)
     except (ValueError, ArithmeticError):
@@ -346,9 +260,6 @@ def try_nearby_simple_rationals(check, certifier, data, dims):
     tie moves the point clearly off it (a relative margin above 1e-9, or a hypothesis clearly
     broken), and certificates (balls where ``exp`` appears) are what cost here.
     """
-    from .contexts import ExactContext
-    from .sampling import project
-
     ctx = ExactContext()
     candidates = nearby_simple_points(check, data, dims, lambda d: project(ctx, check, d, dims))
     tried = 0
@@ -367,9 +278,6 @@ def try_nearby_simple_rationals(check, certifier, data, dims):
 
 def _may_fail(check, candidates, dims) -> np.ndarray:
     """Per candidate: might it violate the claim (float64 cannot rule it out)?"""
-    from .contexts import FloatContext
-    from .sampling import batch_fastest
-
     if not candidates:
         return np.zeros(0, dtype=bool)
     as_float = np.vectorize(lambda v: float(to_fraction(v)), otypes=[float])
@@ -386,4 +294,26 @@ def _may_fail(check, candidates, dims) -> np.ndarray:
     return keep
 
 
-__all__ = ["project_exact", "nearby_simple_points", "is_new_near_tie", "try_near_tie", "try_nearby_simple_rationals", "inverse_stereographic", "cayley", "Fraction"]
+#: sampled points tried before a search for a derived variable that leaves the rationals
+#: (some hit a vertex, where a sqrt may happen to be rational)
+DERIVED_PROBES = 32
+
+
+def refuse_irrational_derived(check, seed: int = 0) -> None:
+    """Raise :class:`~verifier.domains.IrrationalDerivedValue` before a search whose derived
+    variables leave the rationals at a sampled point, so a true claim fails as clearly as a
+    false one, at once."""
+    if not any(is_derived(v) for v in check.variables):
+        return
+    dims = {d.name: d.lo for d in check.dims}
+    with np.errstate(all="ignore"):
+        data = Sampler(check).sample(dims, np.random.default_rng(seed), DERIVED_PROBES)
+    for i in range(DERIVED_PROBES):
+        try:
+            exactify(check, data, i, dims)
+        except (ValueError, ArithmeticError):  # outside the definition's domain, or not finite: no verdict on it
+            continue
+
+
+__all__ = ["nearby_simple_points", "rounded_in_charts", "is_new_near_tie", "try_near_tie", "try_nearby_simple_rationals", "refuse_irrational_derived",
+           "inverse_stereographic", "cayley", "q", "Fraction"]

@@ -43,6 +43,7 @@ COULD_NOT_CHECK = "could not be checked"
 VERDICT_MOVED = "verdict moved"
 PROOF_LOST = "proof no longer goes through"
 PROOF_DOMAIN_MOVED = "proof domain changed"
+UNLISTED_REFUTES = "a stored counterexample the lock does not list refutes it"
 NOT_LOCKED = "not in the lock"
 GONE = "in the lock, no longer in the registry"
 
@@ -63,6 +64,7 @@ class Outcome:
     files: tuple[str, ...] = ()  # as listed in the lock, parallel to ``replays``
     result: CheckResult | None = None  # the fixed-seed search, for checks locked without evidence
     seconds: float = 0.0
+    unpinned: tuple[str, ...] = ()  # listed files whose content is not what the lock pins (their sha256 moved)
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -78,6 +80,8 @@ class Regression:
     lock: Lock
     outcomes: tuple[Outcome, ...]
     seconds: float = 0.0
+    #: one line each on the store's files the lock does not list and no check of the run owns
+    strays: tuple[str, ...] = ()
 
     @property
     def drifted(self) -> tuple[Outcome, ...]:
@@ -134,12 +138,13 @@ def describe_error(exc: Exception) -> str:
 
 
 def _check_evidence(entry, check, lock, find_claim, base, start) -> Outcome:
-    edited = []
+    edited, unpinned = [], []
     for f, locked_hash in zip(entry.counterexamples, entry.sha256):
-        now_hash = file_sha256(lock.root / f)
+        now_hash = file_sha256(lock.file(f))
         if now_hash != locked_hash:
             edited.append(f"{f}: locked sha256 {locked_hash}, now {now_hash}")
-    replays = tuple(replay_listed(lock.root / f, entry, find_claim) for f in entry.counterexamples)
+            unpinned.append(f)
+    replays = tuple(replay_listed(lock.file(f), entry, find_claim) for f in entry.counterexamples)
     stale = [(f, r) for f, r in zip(entry.counterexamples, replays) if not r.still_refutes]
     now = check.claim.refuted_verdict if len(stale) < len(replays) else "not refuted"
     change, detail = "", ""
@@ -151,7 +156,8 @@ def _check_evidence(entry, check, lock, find_claim, base, start) -> Outcome:
     if edited:
         change = f"{change}; {CONTENT_CHANGED}" if change else CONTENT_CHANGED
         detail = "; ".join(([detail] if detail else []) + edited) + "; run `verify lock` to accept the new content"
-    return Outcome(**base, now=now, change=change, detail=detail, replays=replays, files=entry.counterexamples, seconds=time.monotonic() - start)
+    return Outcome(**base, now=now, change=change, detail=detail, replays=replays, files=entry.counterexamples, seconds=time.monotonic() - start,
+                   unpinned=tuple(unpinned))
 
 
 def _check_search(entry, check, lock, progress, result, base, start) -> Outcome:
@@ -245,9 +251,17 @@ def replay_listed(path: Path, entry: LockEntry, find_claim: FindClaim) -> Replay
     return replay(path, find_claim)
 
 
-def run_regression(lock: Lock, checks: Iterable[Check], find_claim: FindClaim, progress_factory=None, jobs: int = 1) -> Regression:
-    """Every check of the registry against the lock, in registry order; lock-only entries last."""
+def run_regression(lock: Lock, checks: Iterable[Check], find_claim: FindClaim, progress_factory=None, jobs: int = 1,
+                   store: CounterexampleStore | None = None, every_check: bool = True) -> Regression:
+    """Every check of the registry against the lock, in registry order; lock-only entries last.
+
+    ``store``: the counterexample store, whose every file the lock does not list is reported --
+    with the check it refutes as drift (a lock edited to drop a refuting file and call the
+    check survived does not pass), else as a note.  ``every_check``: ``checks`` is the whole
+    registry, so a file no check owns is a stray worth a note.
+    """
     start = time.monotonic()
+    unlisted, strays = unlisted_files(lock, checks, store, every_check) if store is not None else ({}, ())
     locked = lock.by_key()
     checks = list(checks)
     to_search = [ch for ch in checks if ch.key in locked and not locked[ch.key].counterexamples]
@@ -260,13 +274,61 @@ def run_regression(lock: Lock, checks: Iterable[Check], find_claim: FindClaim, p
             outcomes.append(Outcome(check.claim.paper, *check.key, locked=None, now=None, change=NOT_LOCKED,
                                     detail="run `verify lock` to record it"))
             continue
-        outcomes.append(check_entry(entry, check, lock, find_claim, result=searched.get(check.key)))
+        outcome = check_entry(entry, check, lock, find_claim, result=searched.get(check.key))
+        outcomes.append(with_unlisted(outcome, check, unlisted.get(check.key, ()), find_claim))
     seen = {ch.key for ch in checks}
     for entry in lock.entries:
         if entry.key not in seen:
             outcomes.append(Outcome(entry.paper, *entry.key, locked=entry.verdict, now=None, change=GONE,
                                     detail="run `verify lock` to drop it"))
-    return Regression(lock=lock, outcomes=tuple(outcomes), seconds=time.monotonic() - start)
+    return Regression(lock=lock, outcomes=tuple(outcomes), seconds=time.monotonic() - start, strays=strays)
+
+
+def unlisted_files(lock: Lock, checks: list[Check], store: CounterexampleStore, every_check: bool):
+    """({check key: [files of that check the lock does not list]}, (one line per other unlisted file,))."""
+    listed = {os.path.abspath(lock.root / f) for e in lock.entries for f in e.counterexamples}
+    by_key = {(ch.claim.paper or "unknown-paper", *ch.key): ch.key for ch in checks}
+    mine, strays = {}, []
+    for path in store.files():
+        if os.path.abspath(path) in listed:
+            continue
+        try:
+            doc = read_document(path)
+        except CounterexampleFileError as exc:
+            if every_check:
+                strays.append(f"{exc} (not listed in {lock.path})")
+            continue
+        key = by_key.get((doc["paper"], doc["claim"], doc["part"], doc["reading"]))
+        if key is not None:
+            mine.setdefault(key, []).append(path)
+        elif every_check:
+            strays.append(f"{path}: not listed in {lock.path}, and no loaded claim has claim {doc['claim']!r} part {doc['part']!r} "
+                          f"reading {doc['reading']!r} of paper {doc['paper']!r}")
+    return mine, tuple(strays)
+
+
+def with_unlisted(outcome: Outcome, check: Check, files, find_claim: FindClaim) -> Outcome:
+    """``outcome`` with the store's unlisted files of its check replayed: one that refutes is
+    drift, one that no longer refutes a note (``verify lock`` leaves such files unlisted)."""
+    refuting, notes = [], []
+    for path in files:
+        try:
+            r = replay(path, find_claim)
+        except Exception as exc:
+            notes.append(f"{describe_error(exc)} (not listed in the lock)")
+            continue
+        if r.still_refutes:
+            refuting.append(f"{path}: refutes it ({r.certificate.method}: lhs {r.lhs}, rhs {r.rhs}) but the lock does not list it")
+        else:
+            notes.append(f"{path}: not listed in the lock (no longer refutes)")
+    if not refuting and not notes:
+        return outcome
+    detail = "; ".join(([outcome.detail] if outcome.detail else []) + refuting + notes)
+    if not refuting:
+        return dataclasses.replace(outcome, detail=detail)
+    change = f"{outcome.change}; {UNLISTED_REFUTES}" if outcome.change else UNLISTED_REFUTES
+    now = outcome.now if outcome.now == Verdict.ERROR.value else check.claim.refuted_verdict
+    return dataclasses.replace(outcome, change=change, now=now, detail=detail + "; run `verify lock` to list it")
 
 
 # ---------------------------------------------------------------------------- parallel search
@@ -320,6 +382,7 @@ class LockRow:
     replays: tuple[Replay, ...]
     saved: str | None = None
     stale: tuple[str, ...] = ()  # stored files for this check that no longer refute
+    save_error: str | None = None  # why the counterexample found could not be stored (the lock is then not written)
 
 
 def make_lock(checks: Iterable[Check], search: LockedSearch, store: CounterexampleStore, lock_path, find_claim: FindClaim,
@@ -361,7 +424,13 @@ def make_lock(checks: Iterable[Check], search: LockedSearch, store: Counterexamp
             result = searched[check.key]
             saved = None
             if result.counterexample is not None:
-                path = store.save(result.counterexample, statement=check.part.statement or check.claim.statement)
+                try:
+                    path = store.save(result.counterexample, statement=check.part.statement or check.claim.statement)
+                except (CounterexampleFileError, OSError) as exc:
+                    # the certified counterexample is still shown; only the lock goes unwritten
+                    rows.append(LockRow(LockEntry(**key, verdict=result.verdict.value, method=result.method), result, (),
+                                        stale=stale_names, save_error=str(exc)))
+                    continue
                 saved = relative_to_lock(lock_path, path)
             entry = LockEntry(**key, verdict=result.verdict.value, method=result.method, counterexamples=(saved,) if saved else (),
                               sha256=(file_sha256(path),) if saved else (), proof=None if saved else locked_proof(result.proof))
@@ -383,5 +452,5 @@ def stored_files(store: CounterexampleStore, check: Check) -> list[Path]:
     return out
 
 
-__all__ = ["CONTENT_CHANGED", "COULD_NOT_CHECK", "GONE", "LockRow", "NOT_LOCKED", "NOW_REFUTED", "NO_LONGER_REFUTES", "Outcome", "PROOF_DOMAIN_MOVED",
+__all__ = ["CONTENT_CHANGED", "COULD_NOT_CHECK", "GONE", "UNLISTED_REFUTES", "unlisted_files", "with_unlisted", "LockRow", "NOT_LOCKED", "NOW_REFUTED", "NO_LONGER_REFUTES", "Outcome", "PROOF_DOMAIN_MOVED",
            "PROOF_LOST", "Regression", "VERDICT_MOVED", "check_entry", "compare_proof", "proof_budget", "prove_searched", "default_jobs", "describe_error", "error_result", "guarded_search", "make_lock", "run_regression", "search_config", "search_many", "stored_files"]

@@ -6,7 +6,9 @@ hypothesis (``B`` exactly ``eps`` away from ``A``).  Every candidate therefore p
 *pattern* per variable; the mix is deliberately heavy on structure.
 
 Everything here is float64 and batched; the exact side of the domain (projection of
-rational points back into the domain) lives in :func:`project`.
+rational points back into the domain) lives in :func:`project`.  The constrained kinds
+(:mod:`verifier.domains`) are read, not extended: each kind's pattern table is here, its
+maps onto the set are the kind's own.
 """
 
 from __future__ import annotations
@@ -17,7 +19,10 @@ from typing import Mapping
 import numpy as np
 
 from .claims import Check, Variable
+from .configurations import known_configurations, spread_subsets
 from .contexts import BallContext, ExactContext, FloatContext, NotRational, to_fraction
+from .domains import (DoublyStochasticMatrix, EuclideanSphere, OrderedEntries, OrthogonalMatrix, SimplexRows, UnitSphere, exact_point, is_derived,
+                      orthogonal_polar, sinkhorn, sphere_normalise)
 
 FLOAT = FloatContext()
 
@@ -65,6 +70,12 @@ BOUND_PATTERNS = {  # scalar with a lower/upper bound function
 }
 
 
+#: share of a batch drawn from known configurations where a claim has several unit vectors of one size
+CONFIGURATION_SHARE = 0.25
+#: unit vectors of one size that make a group drawn together
+MIN_CONFIGURATION = 3
+
+
 class Sampler:
     """Draws batches of float64 candidates for one check."""
 
@@ -72,6 +83,13 @@ class Sampler:
         self.check = check
         self.variables = check.variables
         self.dims = check.dims
+        # unit vectors of one size (and sphere radius) are also drawn together, as a known
+        # configuration (:mod:`verifier.configurations`); a group is drawn when its last member is
+        groups: dict = {}
+        for var in self.variables:
+            if isinstance(var.domain, (UnitSphere, EuclideanSphere)) and getattr(var.domain, "norm", "2") == "2":
+                groups.setdefault((var.domain, var.shape), []).append(var.name)
+        self.configurations = {names[-1]: (domain, names) for (domain, _), names in groups.items() if len(names) >= MIN_CONFIGURATION}
 
     # -- dimensions --------------------------------------------------------------------
     def pick_dims(self, rng: np.random.Generator) -> dict[str, int]:
@@ -93,6 +111,8 @@ class Sampler:
             shape = var.concrete_shape(dims)
             if var.domain is not None:
                 data[var.name] = self._constrained(var, shape, data, dims, rng, size)
+                if var.name in self.configurations:
+                    self._configuration(*self.configurations[var.name], data, shape, rng, size)
                 continue
             if var.radius is not None:
                 u = _grouped(rng, size, shape, RELATION_PATTERNS, _relation_pattern)
@@ -110,9 +130,34 @@ class Sampler:
 
     def _constrained(self, var: Variable, shape, data, dims, rng, size):
         """A kind's own samples; a derived variable is computed from the ones before it."""
-        if var.domain.kind == "derived":
-            return project_domain_float(var, np.zeros((size,) + tuple(shape)), self.check.values(data, dims))
+        if is_derived(var):
+            return var.domain.value(var, FLOAT, self.check.values(data, dims), (size,) + tuple(shape))
         return np.clip(sample_domain(var, shape, rng, size), var.lo if var.lo is not None else -np.inf, var.hi if var.hi is not None else np.inf)
+
+    @staticmethod
+    def _configuration(domain, names, data, shape, rng, size):
+        """A share of the rows: the group's vectors are far-apart points of a known
+        configuration in R^d, turned by a Haar-random orthogonal map (half the rows) or a
+        signed permutation (the rest, which keeps axis-aligned sets axis-aligned)."""
+        d, k = shape[-1], len(names)
+        configs = [c for c in known_configurations(d) if len(c) >= k]
+        rows = np.nonzero(rng.random(size) < CONFIGURATION_SHARE)[0]
+        if not configs or not len(rows):
+            return
+        which = rng.integers(0, len(configs), len(rows))
+        radius = 1.0 if isinstance(domain, UnitSphere) else np.sqrt(float(domain.radius_squared))
+        for c, conf in enumerate(configs):
+            at = rows[which == c]
+            m = len(at)
+            if not m:
+                continue
+            points = conf[spread_subsets(conf, k, rng, m)]  # (m, k, d)
+            haar = rng.random(m) < 0.5
+            turn = _signed_permutations(rng, m, d)
+            turn[haar] = orthogonal_polar(rng.standard_normal((int(np.count_nonzero(haar)), d, d)))
+            points = radius * points @ turn
+            for j, name in enumerate(names):
+                data[name][at] = points[:, j]
 
     def _bounded_scalar(self, var: Variable, data, dims, rng, size):
         v = self.check.values(data, dims)
@@ -172,7 +217,7 @@ def project(ctx, check: Check, data: dict, dims) -> dict:
         x = out[var.name]
         if var.domain is not None:
             x = _onto_set(ctx, var, x, check.values(out, dims))
-            if var.domain.kind == "derived":  # clipping would break its definition; its bounds are hypotheses
+            if is_derived(var):  # clipping would break its definition; its bounds are hypotheses
                 out[var.name] = x
                 continue
         if var.radius is not None:
@@ -194,11 +239,13 @@ def project(ctx, check: Check, data: dict, dims) -> dict:
 
 
 def _onto_set(ctx, var, x, values):
+    """A variable moved onto its set: exactly (one point) in rationals, else a float batch."""
+    dom = var.domain
+    if is_derived(var):
+        return dom.value(var, ctx, values, np.shape(x))
     if isinstance(ctx, ExactContext):
-        from .rational_points import project_exact
-
-        return project_exact(var, x, values)
-    return project_domain_float(var, x, values)
+        return dom.onto_set_exact(exact_point(np.asarray(x, dtype=object)[0]))[None]
+    return dom.onto_set(np.array(x, dtype=float))
 
 
 def _bound(ctx, fn, v, side):
@@ -417,48 +464,48 @@ SPHERE_PATTERNS = {
     "inf": {"vertex": 1.5, "face": 1.5, "axis": 1.0, "gauss": 2.0, "simple": 0.7},
     "1": {"axis": 1.5, "edge": 1.0, "face": 1.0, "diagonal": 1.0, "gauss": 2.5},
 }
+#: a sphere of any rational radius squared: the unit sphere's patterns scaled, and its exact
+#: rational points -- the signed permutations of one of them ((1, 1, 1) for radius squared 3)
+#: and the stereographic images of small rationals seen from those
+EUCLIDEAN_SPHERE_PATTERNS = {"axis": 1.0, "diagonal": 1.5, "rational-point": 1.0, "small-rational": 1.0,
+                             "gauss": 2.5, "near-axis": 1.0, "simple": 0.7}
 ORDERED_PATTERNS = {"ties": 2.0, "all-equal": 0.7, "at-bounds": 1.0, "sorted": 2.0,
                     "increments": 1.5, "small-int": 1.0}
 ORTHOGONAL_PATTERNS = {"signed-permutation": 1.5, "hadamard": 1.5, "givens": 1.0,
-                       "haar": 2.5, "near-permutation": 1.5}
+                       "haar": 2.5, "near-permutation": 1.5, "householder": 1.5}
+#: doubly stochastic matrices: permutations, block-diagonal ones (uniform blocks, rows and
+#: columns permuted), mixtures of two or of several permutations (Birkhoff), the uniform
+#: matrix; inside: Sinkhorn's scaling of positive matrices
+DOUBLY_STOCHASTIC_PATTERNS = {"permutation": 1.5, "block-diagonal": 1.5, "two-permutations": 1.0,
+                              "birkhoff": 1.5, "uniform": 0.3, "sinkhorn": 2.0}
+
+
+#: per kind of set: the pattern weights of a variable, and one pattern's draw
+KIND_SAMPLES = {
+    SimplexRows: (lambda var: STOCHASTIC_PATTERNS if len(var.shape) == 2 else SIMPLEX_PATTERNS,
+                  lambda name, rng, m, shape, var: _stochastic(name, rng, m, shape) if len(shape) == 2
+                  else _scaled(_simplex_rows(name, rng, m, shape[-1]), var.domain.total)),
+    UnitSphere: (lambda var: SPHERE_PATTERNS[var.domain.norm],
+                 lambda name, rng, m, shape, var: _sphere(name, var.domain.norm, rng, m, shape[-1])),
+    EuclideanSphere: (lambda var: EUCLIDEAN_SPHERE_PATTERNS,
+                      lambda name, rng, m, shape, var: _euclidean_sphere(name, var.domain, rng, m, shape[-1])),
+    OrderedEntries: (lambda var: ORDERED_PATTERNS,
+                     lambda name, rng, m, shape, var: _ordered(name, rng, m, shape[-1], var.lo, var.hi)),
+    OrthogonalMatrix: (lambda var: ORTHOGONAL_PATTERNS,
+                       lambda name, rng, m, shape, var: _orthogonal(name, rng, m, shape[-1])),
+    DoublyStochasticMatrix: (lambda var: DOUBLY_STOCHASTIC_PATTERNS,
+                             lambda name, rng, m, shape, var: _doubly_stochastic(name, rng, m, shape[-1])),
+}
 
 
 def domain_patterns(var) -> dict:
     """The pattern weights (name -> weight) of a constrained variable."""
-    from .domains import OrderedEntries, OrthogonalMatrix, SimplexRows, UnitSphere
-
-    dom = var.domain
-    if isinstance(dom, SimplexRows):
-        return STOCHASTIC_PATTERNS if len(var.shape) == 2 else SIMPLEX_PATTERNS
-    if isinstance(dom, UnitSphere):
-        return SPHERE_PATTERNS[dom.norm]
-    if isinstance(dom, OrderedEntries):
-        return ORDERED_PATTERNS
-    if isinstance(dom, OrthogonalMatrix):
-        return ORTHOGONAL_PATTERNS
-    return {}
+    return KIND_SAMPLES[type(var.domain)][0](var)
 
 
 def sample_domain(var, shape, rng, size) -> np.ndarray:
     """Float samples of a constrained (non-derived) variable, batch first."""
-    return _grouped(rng, size, shape, domain_patterns(var), _domain_pattern, var)
-
-
-def _domain_pattern(name, rng, m, shape, var):
-    from .domains import OrderedEntries, OrthogonalMatrix, SimplexRows, UnitSphere
-
-    dom = var.domain
-    if isinstance(dom, SimplexRows) and len(shape) == 2:
-        return _stochastic(name, rng, m, shape)
-    if isinstance(dom, SimplexRows):
-        return _simplex_rows(name, rng, m, shape[-1])
-    if isinstance(dom, UnitSphere):
-        return _sphere(name, dom.norm, rng, m, shape[-1])
-    if isinstance(dom, OrderedEntries):
-        return _ordered(name, rng, m, shape[-1], var.lo, var.hi)
-    if isinstance(dom, OrthogonalMatrix):
-        return _orthogonal(name, rng, m, shape[-1])
-    raise AssertionError(name)
+    return _grouped(rng, size, shape, domain_patterns(var), KIND_SAMPLES[type(var.domain)][1], var)
 
 
 def _support(rng, m, k, size):
@@ -555,15 +602,29 @@ def _sphere(name, norm, rng, m, n):
     return sphere_normalise(x, norm)
 
 
-def sphere_normalise(x, norm):
-    x = np.array(x, dtype=float)
-    zero = ~np.any(x != 0, axis=-1)
-    x[zero, ..., 0] = 1.0
-    if norm == "inf":
-        return x / np.max(np.abs(x), axis=-1, keepdims=True)
-    if norm == "1":
-        return x / np.sum(np.abs(x), axis=-1, keepdims=True)
-    return x / np.sqrt(np.sum(x * x, axis=-1, keepdims=True))
+def _scaled(x, total):
+    return x if total == 1 else x * float(total)
+
+
+def _euclidean_sphere(name, dom, rng, m, n):
+    if n == 0:
+        return np.zeros((m, 0))
+    if name not in ("rational-point", "small-rational"):
+        return _scaled(_sphere(name, "2", rng, m, n), np.sqrt(float(dom.radius_squared)))
+    p = np.sort(np.abs(np.array(dom.rational_point(n), dtype=float)))[::-1]
+    perm = np.argsort(rng.random((m, n)), axis=1)
+    pole = np.zeros((m, n))
+    pole[np.arange(m)[:, None], perm] = p  # p's largest entry at perm[:, 0]
+    pole *= _signs(rng, m, n)
+    if name == "rational-point":
+        return pole
+    # the line from the pole through a point meets x_j = 0 (j where the pole is largest) at
+    # t; small rational t give rational points of small height
+    t = rng.integers(-3, 4, (m, n)) / _pick(rng, [1.0, 2.0, 3.0, 4.0], (m, 1))
+    t[np.arange(m), perm[:, 0]] = 0.0
+    d = t - pole
+    lam = 2 * (float(dom.radius_squared) - np.sum(pole * t, axis=1)) / np.sum(d * d, axis=1)
+    return pole + lam[:, None] * d
 
 
 def _ordered(name, rng, m, n, lo, hi):
@@ -648,13 +709,51 @@ def _orthogonal(name, rng, m, n):
     if name == "near-permutation":
         a = rng.standard_normal((m, n, n)) * _log_scale(rng, m, -3, -0.5)[:, None, None]
         return _signed_permutations(rng, m, n) @ orthogonal_polar(np.eye(n) + a - np.swapaxes(a, 1, 2))
+    if name == "householder":
+        # reflections I - 2 s s^T / |s|^2 in small integer directions s (rational: the
+        # reflections I - (2/3) s s^T of a sign vector, say), half of them times a signed permutation
+        s = rng.integers(-2, 3, (m, n)).astype(float)
+        s[~np.any(s != 0, axis=1), 0] = 1.0
+        h = np.eye(n) - 2 * s[:, :, None] * s[:, None, :] / np.sum(s * s, axis=1)[:, None, None]
+        turn = rng.random(m) < 0.5
+        h[turn] = _signed_permutations(rng, int(np.count_nonzero(turn)), n) @ h[turn]
+        return h
     raise AssertionError(name)
 
 
-def orthogonal_polar(x):
-    """The orthogonal factor of a polar decomposition: the nearest orthogonal matrix."""
-    u, _, vt = np.linalg.svd(np.asarray(x, dtype=float))
-    return u @ vt
+def _permutations(rng, m, n):
+    out = np.zeros((m, n, n))
+    out[np.arange(m)[:, None], np.arange(n)[None], np.argsort(rng.random((m, n)), axis=1)] = 1.0
+    return out
+
+
+def _doubly_stochastic(name, rng, m, n):
+    if n == 0:
+        return np.zeros((m, 0, 0))
+    if name == "permutation":
+        return _permutations(rng, m, n)
+    if name == "uniform":
+        return np.full((m, n, n), 1.0 / n)
+    if name == "block-diagonal":
+        # consecutive indices share a block where no cut falls between them; each block
+        # uniform, then rows and columns permuted
+        label = np.cumsum(np.concatenate([np.zeros((m, 1), bool), rng.random((m, n - 1)) < 0.5], axis=1), axis=1)
+        same = label[:, :, None] == label[:, None, :]
+        blocks = same / same.sum(axis=2, keepdims=True)
+        return _permutations(rng, m, n) @ blocks @ _permutations(rng, m, n)
+    if name == "two-permutations":
+        t = np.where(rng.random(m) < 0.5, _pick(rng, [1 / 2, 1 / 3, 2 / 3, 1 / 4, 3 / 4], m), rng.random(m))[:, None, None]
+        return t * _permutations(rng, m, n) + (1 - t) * _permutations(rng, m, n)
+    if name == "birkhoff":
+        k = int(rng.integers(2, n + 2))
+        w = np.where(rng.random((m, 1)) < 0.5, rng.integers(1, 4, (m, k)), rng.exponential(1.0, (m, k)))
+        w = w / w.sum(axis=1, keepdims=True)
+        return sum(w[:, i, None, None] * _permutations(rng, m, n) for i in range(k))
+    if name == "sinkhorn":
+        # scales up to 10^0.5: Sinkhorn converges slowly on matrices far from positive
+        z = rng.standard_normal((m, n, n)) * _log_scale(rng, m, -1, 0.5)[:, None, None]
+        return sinkhorn(np.exp(z - z.max(axis=(1, 2), keepdims=True)))
+    raise AssertionError(name)
 
 
 def on_boundary(var, x) -> np.ndarray:
@@ -666,62 +765,5 @@ def on_boundary(var, x) -> np.ndarray:
     Ordered: a tie or an entry at a bound.  Orthogonal: a zero entry (signed permutations,
     Givens rotations, block structure) or every entry of equal magnitude (Hadamard-like).  For measurement, not for the search.
     """
-    from .domains import DerivedValue, OrderedEntries, OrthogonalMatrix, SimplexRows, UnitSphere
-
-    dom = var.domain
     x = np.asarray(x, dtype=float)
-    m = x.shape[0]
-    flat = x.reshape(m, -1)
-    if isinstance(dom, SimplexRows):
-        return np.any(flat == 0, axis=1) if flat.shape[1] > 1 or len(var.shape) == 2 else np.zeros(m, bool)
-    if isinstance(dom, DerivedValue):
-        at = np.zeros(m, bool)
-        for end in (var.lo, var.hi):
-            if end is not None:
-                at |= np.any(flat == end, axis=1)
-        return at
-    if isinstance(dom, OrderedEntries):
-        tie = np.any(np.diff(flat, axis=1) == 0, axis=1)
-        for end in (var.lo, var.hi):
-            if end is not None:
-                tie |= np.any(flat == end, axis=1)
-        return tie
-    a = np.abs(flat)
-    top = a.max(axis=1, keepdims=True)
-    equal = np.all((a == 0) | np.isclose(a, top, rtol=1e-12, atol=0), axis=1)
-    if isinstance(dom, UnitSphere) and dom.norm != "2":
-        # every point of these spheres lies on a facet of the cube or cross-polytope: the
-        # boundary is the lower-dimensional faces (a zero entry, or two entries at +-1)
-        zero = np.any(flat == 0, axis=1)
-        return zero | (np.count_nonzero(a == 1.0, axis=1) >= 2) if dom.norm == "inf" else zero
-    if isinstance(dom, OrthogonalMatrix):  # a zero entry: permutation, Givens or block structure
-        return equal | np.any(flat == 0, axis=1)
-    if isinstance(dom, UnitSphere):
-        return equal
-    return np.zeros(m, bool)
-
-
-def project_domain_float(var, x, values):
-    """A float batch moved onto var's set (local search steps leave it)."""
-    from .domains import DerivedValue, OrderedEntries, OrthogonalMatrix, SimplexRows, UnitSphere
-
-    dom = var.domain
-    if isinstance(dom, DerivedValue):
-        with np.errstate(all="ignore"):
-            out = np.asarray(dom.fn(FLOAT, values), dtype=float)
-        return np.broadcast_to(out, np.shape(x)).copy() if np.shape(out) != np.shape(x) else out
-    x = np.array(x, dtype=float)
-    if isinstance(dom, SimplexRows):
-        x = np.where(np.isfinite(x) & (x > 0), x, 0.0)
-        total = x.sum(axis=-1, keepdims=True)
-        k = x.shape[-1]
-        return np.where(total > 0, x / np.where(total > 0, total, 1.0), 1.0 / max(k, 1))
-    if isinstance(dom, UnitSphere):
-        x = np.where(np.isfinite(x), x, 0.0)
-        return sphere_normalise(x, dom.norm)
-    if isinstance(dom, OrderedEntries):
-        return np.sort(x, axis=-1)
-    if isinstance(dom, OrthogonalMatrix):
-        x = np.where(np.isfinite(x), x, 0.0)
-        return orthogonal_polar(x) if x.shape[-1] else x
-    return x
+    return var.domain.on_boundary(var, x.reshape(x.shape[0], -1))

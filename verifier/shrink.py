@@ -24,10 +24,14 @@ from flint import fmpq
 from .certify import Certificate, Certifier
 from .claims import Check
 from .contexts import ExactContext, to_fraction
-from .rational_points import nearby_simple_points
+from .rational_points import DENOMINATORS, nearby_simple_points, rounded_in_charts
 from .sampling import project
 
 EXACT = ExactContext()
+#: denominators a point on a set is rounded to in its chart, smallest first: past the near-tie
+#: ladder, up to where a violation region of width 10^-6 still holds one
+CHART_DENOMINATORS = tuple(sorted(set(DENOMINATORS) | {1, 11, 13, 15, 25, 40, 50, 64, 128, 200, 256, 500, 1000, 2000, 5000, 10**4,
+                                                       2 * 10**4, 5 * 10**4, 10**5, 10**6}))
 
 
 def complexity(q: Fraction) -> int:
@@ -171,8 +175,15 @@ class Shrinker:
             return None
         key = self._key(data, dims)
         current = self._decode(data, dims)
-        for cand in nearby_simple_points(self.check, current, dims, lambda d: project(EXACT, self.check, d, dims)):
-            result = self._try(self._coords(cand), dims, key)
+        onto = lambda d: project(EXACT, self.check, d, dims)  # noqa: E731
+        candidates = [self._coords(c) for c in rounded_in_charts(self.check, current, dims, onto, CHART_DENOMINATORS)
+                      + nearby_simple_points(self.check, current, dims, onto)]
+        # simplest first: the first certified one is the simplest of them all
+        ranked = sorted((self._key(c, dims), i) for i, c in enumerate(candidates))
+        for cand_key, i in ranked:
+            if cand_key >= key:
+                break
+            result = self._try(candidates[i], dims, key)
             if result is not None:
                 return result
         return None

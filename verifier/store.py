@@ -11,7 +11,9 @@ from __future__ import annotations
 import decimal
 import json
 import os
+import errno
 import re
+import secrets
 import stat
 import tempfile
 import time
@@ -26,10 +28,10 @@ from flint import fmpq
 from ._version import __version__
 from .certify import Certificate, certify_apart, decimal_string
 from .claims import Check, Claim
-from .limits import MAX_DIM, MAX_DPS, MAX_ENTRIES, MAX_FILE_BYTES, MAX_NESTING, MAX_NUMBER_CHARS, MIN_DPS, LimitError, check_exponent, check_number_text
+from .limits import MAX_DIM, MAX_DPS, MAX_ENTRIES, MAX_FILE_BYTES, MAX_NESTING, MAX_NUMBER_CHARS, MIN_DPS, LimitError, check_exponent, check_name, check_number_text
 from .results import Counterexample, FoundBy
 
-SCHEMA = "claim-verifier/counterexample"
+SCHEMA = "claim-verifier/counterexample"  # a format name, not the distribution's: every stored file carries it, so it stayed through the rename to ml-claim-verifier
 SCHEMA_VERSION = 1
 REQUIRED = ("schema", "schema_version", "paper", "claim", "part", "reading", "dims", "vars", "lhs", "rhs", "margin", "dps", "method")
 
@@ -90,43 +92,102 @@ def dumps_document(doc: dict) -> str:
     return text + "\n"
 
 
+class FileWriteError(OSError):
+    """A file that could not be written: one line naming the file and the cause (a full disk,
+    a file-size limit, a folder that is a file, a link inside the store)."""
+
+    def __init__(self, path: str | os.PathLike, cause: str):
+        self.path, self.cause = str(path), cause
+        super().__init__(f"cannot write {self.path}: {cause}")
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+def _cause(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
 def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` (replacing it) atomically; a failure is a :class:`FileWriteError`.
+
+    Used for files a user names (reports, the lockfile): the folder may be reached through a
+    link the user made.  The counterexample store writes through :meth:`CounterexampleStore.save`.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    remove_stale_temporaries(path.parent)
-    # the writer's pid in the name tells a later run whether the temporary is still being written
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
+    if path.name in ("", ".", ".."):
+        raise FileWriteError(path, "not a file name")
+    make_folders(path.parent)
     try:
-        # mkstemp makes the file private (0600); evidence and reports are for reading
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as exc:
+        raise FileWriteError(path, f"cannot open its folder ({_cause(exc)})") from None
+    try:
+        write_in_folder(folder, path.parent, path.name, text, replace=True)
+    finally:
+        os.close(folder)
+
+
+def make_folders(folder: Path) -> None:
+    """``mkdir -p``, with an error naming the part of the path that is a file, not a folder."""
+    folder = Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        blocker = next((p for p in [folder, *folder.parents] if p.exists() and not p.is_dir()), folder)
+        raise FileWriteError(folder, f"{blocker} is a file, not a folder") from None
+    except OSError as exc:
+        raise FileWriteError(folder, f"cannot create the folder ({_cause(exc)})") from None
+
+
+def write_in_folder(folder_fd: int, folder: Path, name: str, text: str, replace: bool) -> None:
+    """Write ``name`` in the open folder ``folder_fd`` (shown as ``folder``) through a temporary.
+
+    ``replace``: the file takes the place of any file of that name (``rename``); otherwise it is
+    created only if no file of that name exists (``link``, which fails when one does: two
+    processes saving at once both keep their evidence) and ``FileExistsError`` is raised.
+    Either way a crash leaves the old file or the new one, never half of one.
+    """
+    target = Path(folder) / name
+    remove_stale_temporaries(folder)
+    # the writer's pid in the name tells a later run whether the temporary is still being written
+    tmp = f".{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(tmp, flags, 0o666, dir_fd=folder_fd)  # 0o666 less the umask: evidence and reports are for reading
+    except OSError as exc:
+        raise FileWriteError(target, _cause(exc)) from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(text.encode("utf-8"))
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
-        _sync_folder(path.parent)
-    except BaseException:
+        if replace:
+            os.replace(tmp, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
+        else:
+            os.link(tmp, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd, follow_symlinks=False)
+            os.unlink(tmp, dir_fd=folder_fd)
+        _sync_folder(folder_fd)
+    except BaseException as exc:
         try:
-            os.unlink(tmp)
+            os.unlink(tmp, dir_fd=folder_fd)
         except FileNotFoundError:
             pass
+        if isinstance(exc, FileExistsError) and not replace:
+            raise
+        if isinstance(exc, IsADirectoryError):
+            raise FileWriteError(target, "a folder is in the way") from None
+        if isinstance(exc, OSError) and not isinstance(exc, FileWriteError):
+            raise FileWriteError(target, _cause(exc)) from None
         raise
 
 
-def _sync_folder(folder: Path) -> None:
+def _sync_folder(folder_fd: int) -> None:
     """Make the rename itself durable, so a crash after it keeps the new file."""
     try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:  # pragma: no cover - a folder that cannot be opened (not POSIX)
-        return
-    try:
-        os.fsync(fd)
+        os.fsync(folder_fd)
     except OSError:  # pragma: no cover - file systems without directory fsync
         pass
-    finally:
-        os.close(fd)
 
 
 _TEMPORARY = re.compile(r"^\..+?\.(?:(?P<pid>\d+)\.)?[A-Za-z0-9_]{8}\.tmp$")
@@ -175,6 +236,24 @@ def _is_stale(tmp: Path, pid: str | None) -> bool:
     return False
 
 
+def check_output_file(path: Path) -> None:
+    """Raise :class:`FileWriteError` naming ``path`` and why it cannot be written (a folder in its
+    place, a file where a folder of its path should be, a folder without write permission).
+
+    Run before a long command whose output goes there; it creates nothing.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise FileWriteError(path, "a folder is in the way")
+    existing = path.parent
+    while not (existing.exists() or existing.is_symlink()) and existing.parent != existing:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise FileWriteError(path, f"{existing} is a file, not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise FileWriteError(path, f"the folder {existing} is not writable")
+
+
 def check_writable_folder(folder: Path) -> None:
     """Raise ``OSError`` naming ``folder`` when files cannot be written under it.
 
@@ -201,8 +280,80 @@ def check_writable_folder(folder: Path) -> None:
     os.unlink(probe)
 
 
+class StoreLinkError(CounterexampleFileError):
+    """A symbolic link inside the counterexample store: a save or a replay through it would
+    write or read outside the store, so the store refuses it."""
+
+    def __init__(self, path: str | os.PathLike):
+        super().__init__(path, None, "a symbolic link inside the counterexample store; the store refuses links "
+                                     "(a save or a replay through one would reach outside it): replace it by the file or folder")
+
+
+def store_folder_names(paper: str, claim: str) -> tuple[str, str]:
+    """The store's folder names for a claim, refused (naming the field) when one is no single
+    folder name: claims validate their names when declared, a document read from disk does not."""
+    names = []
+    for field, value in (("paper", paper or "unknown-paper"), ("claim", claim)):
+        try:
+            names.append(check_name(value, path_component=True))
+        except LimitError as exc:
+            raise CounterexampleFileError(f"{value!r}", field, f"cannot name a folder of the counterexample store: {exc}") from None
+    return names[0], names[1]
+
+
+def open_store_folder(root: Path, names, create: bool) -> int:
+    """A descriptor of ``root/names[0]/names[1]/...``, opened one folder at a time without
+    following a link (``O_NOFOLLOW``), so nothing inside the store leads outside it.  ``root``
+    itself is the user's to place, through a link or not.  Missing folders are made when
+    ``create``; otherwise ``FileNotFoundError`` is raised."""
+    root = Path(root)
+    if create:
+        make_folders(root)
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    where = root
+    try:
+        for name in names:
+            where = where / name
+            try:
+                child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                try:
+                    os.mkdir(name, 0o777, dir_fd=fd)
+                except FileExistsError:
+                    pass
+                except OSError as exc:
+                    raise FileWriteError(where, f"cannot create the folder ({_cause(exc)})") from None
+                child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+                    if stat.S_ISLNK(os.lstat(name, dir_fd=fd).st_mode):
+                        raise StoreLinkError(where) from None
+                    raise FileWriteError(where, "a file, not a folder") from None
+                raise
+            os.close(fd)
+            fd = child
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def refuse_links_below(root: Path, relative: Path) -> None:
+    """Raise :class:`StoreLinkError` when a component of ``root/relative`` below ``root`` is a link."""
+    where = Path(root)
+    for name in Path(relative).parts:
+        where = where / name
+        try:
+            if stat.S_ISLNK(os.lstat(where).st_mode):
+                raise StoreLinkError(where)
+        except FileNotFoundError:
+            return
+
+
 class CounterexampleStore:
-    """``<root>/<paper>/<claim id>/<name>.json``."""
+    """``<root>/<paper>/<claim id>/<name>.json``; no link inside it is followed."""
 
     def __init__(self, root: str | os.PathLike = "counterexamples"):
         self.root = Path(root)
@@ -215,46 +366,89 @@ class CounterexampleStore:
             raise CounterexampleFileError(self.root, None, f"the counterexample store cannot be written: {exc}") from None
 
     def path_for(self, cx: Counterexample, name: str | None = None) -> Path:
-        name = name or default_name(cx)
-        return self.root / (cx.paper or "unknown-paper") / cx.claim / f"{_safe(name)}.json"
+        return self.root.joinpath(*store_folder_names(cx.paper, cx.claim), self.file_name(cx, name))
+
+    @staticmethod
+    def file_name(cx: Counterexample, name: str | None = None) -> str:
+        return f"{_safe(name or default_name(cx))}.json"
 
     def save(self, cx: Counterexample, statement: str = "", name: str | None = None, note: str = "", force: bool = False) -> Path:
         """Store ``cx`` and return its path.
 
         Evidence stays put: a file that already holds a different counterexample (one a lockfile
         may cite) is never replaced unless ``force``; the new one gets the next free name
-        (``...-seed0-2.json``).  Saving the same evidence again writes nothing and returns the
-        existing file.
+        (``...-seed0-2.json``), taken by exclusive creation, so runs saving at once each keep
+        their file.  Saving the same evidence again writes nothing and returns the existing file.
+        A failure is a :class:`FileWriteError` or :class:`StoreLinkError` naming the file.
         """
         text = dumps_document(to_document(cx, statement, note))
-        path = self.path_for(cx, name)
-        if force:
-            write_atomic(path, text)
-            return path
-        candidate, n = path, 1
-        while candidate.exists():
-            if _same_evidence(candidate, text):
-                remove_stale_temporaries(candidate.parent)  # nothing is written, so no write cleans a killed save's leftovers
-                return candidate
-            n += 1
-            candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
-        write_atomic(candidate, text)
-        return candidate
+        names = store_folder_names(cx.paper, cx.claim)
+        folder = self.root.joinpath(*names)
+        file_name = self.file_name(cx, name)
+        fd = open_store_folder(self.root, names, create=True)
+        try:
+            if force:
+                _refuse_link_in(fd, folder, file_name)
+                write_in_folder(fd, folder, file_name, text, replace=True)
+                return folder / file_name
+            stem, n = file_name[:-len(".json")], 1
+            candidate = file_name
+            while True:
+                _refuse_link_in(fd, folder, candidate)
+                if _exists_in(fd, candidate):
+                    if _same_evidence(fd, candidate, text):
+                        remove_stale_temporaries(folder)  # nothing is written, so no write cleans a killed save's leftovers
+                        return folder / candidate
+                    n += 1
+                    candidate = f"{stem}-{n}.json"
+                    continue
+                try:
+                    write_in_folder(fd, folder, candidate, text, replace=False)
+                    return folder / candidate
+                except FileExistsError:
+                    continue  # another run took the name meanwhile: look at what it wrote
+        finally:
+            os.close(fd)
 
     def files(self, paper: str | None = None, claim: str | None = None) -> list[Path]:
+        """Every ``.json`` file under the store (or a paper's or claim's folder), sorted; a link
+        inside the store is refused."""
         base = self.root
         if paper:
             base = base / paper
             if claim:
                 base = base / claim
-        if not base.exists():
+        refuse_links_below(self.root, base.relative_to(self.root))
+        if not base.is_dir():
             return []
+        found = []
+        for folder, subfolders, names in os.walk(base):  # never descends through a link
+            for name in subfolders + names:
+                if os.path.islink(os.path.join(folder, name)):
+                    raise StoreLinkError(Path(folder) / name)
+            found.extend(Path(folder) / n for n in names if n.endswith(".json"))
         remove_stale_temporaries(base, recursive=True)
-        return sorted(base.rglob("*.json"))
+        return sorted(found)
 
 
-def _same_evidence(path: Path, text: str) -> bool:
-    """Whether the file at ``path`` holds the document ``text``, up to the tool version and timings."""
+def _refuse_link_in(fd: int, folder: Path, name: str) -> None:
+    try:
+        if stat.S_ISLNK(os.lstat(name, dir_fd=fd).st_mode):
+            raise StoreLinkError(folder / name)
+    except FileNotFoundError:
+        pass
+
+
+def _exists_in(fd: int, name: str) -> bool:
+    try:
+        os.lstat(name, dir_fd=fd)
+        return True
+    except FileNotFoundError:
+        return False
+
+
+def _same_evidence(fd: int, name: str, text: str) -> bool:
+    """Whether the file ``name`` holds the document ``text``, up to the tool version and timings."""
     def core(doc):
         doc = dict(doc)
         doc.pop("tool_version", None)
@@ -265,8 +459,16 @@ def _same_evidence(path: Path, text: str) -> bool:
         return doc
 
     try:
-        old = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        file = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
+    except OSError:
+        return False
+    with os.fdopen(file, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(file).st_mode):
+            return False
+        raw = fh.read(MAX_FILE_BYTES + 1)
+    try:
+        old = json.loads(raw.decode("utf-8"))
+    except ValueError:
         return False
     has_kinds = isinstance(old, dict) and "kinds" in old
     return isinstance(old, dict) and core(old) == core(json.loads(text))
@@ -613,6 +815,9 @@ def replay(path: str | os.PathLike, find_claim, dps: int | None = None) -> Repla
 __all__ = [
     "CounterexampleFileError",
     "CounterexampleStore",
+    "FileWriteError",
+    "StoreLinkError",
+    "check_output_file",
     "check_writable_folder",
     "FoundBy",
     "LoadedCounterexample",

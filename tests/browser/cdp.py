@@ -49,22 +49,33 @@ class Browser:
         self._buf = b""
         self._next = 0
         self.events: list[dict] = []
+        self.dialogs: list[dict] = []  # every alert/confirm/prompt a page opened (each dismissed at once)
 
     # ------------------------------------------------------------------ protocol
     def send(self, method: str, params: dict | None = None, session: str | None = None) -> dict:
         self._next += 1
-        msg = {"id": self._next, "method": method, "params": params or {}}
+        my_id = self._next  # a dialog answered while waiting takes the next id
+        msg = {"id": my_id, "method": method, "params": params or {}}
         if session:
             msg["sessionId"] = session
         os.write(self._cmd_w, json.dumps(msg).encode() + b"\0")
         deadline = time.monotonic() + self.timeout
         while True:
             reply = self._read(deadline)
-            if reply.get("id") == self._next:
+            if reply.get("id") == my_id:
                 if "error" in reply:
                     raise RuntimeError(f"{method}: {reply['error']}")
                 return reply.get("result", {})
-            self.events.append(reply)
+            self._event(reply)
+
+    def _event(self, ev: dict) -> None:
+        self.events.append(ev)
+        if ev.get("method") == "Page.javascriptDialogOpening":
+            # a dialog blocks its page until answered: record it, dismiss it, and let the page go on
+            self.dialogs.append(ev["params"])
+            self._next += 1
+            msg = {"id": self._next, "method": "Page.handleJavaScriptDialog", "params": {"accept": False}, "sessionId": ev.get("sessionId")}
+            os.write(self._cmd_w, json.dumps(msg).encode() + b"\0")
 
     def wait_for(self, method: str, session: str | None = None) -> dict:
         deadline = time.monotonic() + self.timeout
@@ -73,7 +84,7 @@ class Browser:
                 return ev
         while True:
             ev = self._read(deadline)
-            self.events.append(ev)
+            self._event(ev)
             if ev.get("method") == method and (session is None or ev.get("sessionId") == session):
                 return ev
 
@@ -94,10 +105,11 @@ class Browser:
         return json.loads(msg)
 
     # ------------------------------------------------------------------ a page
-    def open(self, url: str, width: int = 1200, height: int = 900) -> "Page":
+    def open(self, url: str, width: int = 1200, height: int = 900, network: bool = False) -> "Page":
+        """A page at ``url``, loaded; ``network``: record its requests too (``Network.requestWillBeSent``)."""
         target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
         session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        for domain in ("Page", "Runtime", "Log"):
+        for domain in ("Page", "Runtime", "Log") + (("Network",) if network else ()):
             self.send(f"{domain}.enable", session=session)
         self.send("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}, session)
         self.send("Page.navigate", {"url": url}, session)
@@ -134,6 +146,11 @@ class Page:
         if "exceptionDetails" in r:
             raise RuntimeError(r["exceptionDetails"])
         return r["result"].get("value")
+
+    def events(self, method: str) -> list[dict]:
+        """The params of every event ``method`` of this page so far."""
+        self.evaluate("0")  # drain events that arrived before now
+        return [ev.get("params", {}) for ev in self.browser.events if ev.get("sessionId") == self.session and ev.get("method") == method]
 
     def screenshot(self, path) -> None:
         data = self.browser.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True}, self.session)["data"]

@@ -2,14 +2,19 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
+from verifier._version import __version__
 from verifier.config import tomllib
-from verifier.scaffold import package_name
+from verifier.scaffold import DISTRIBUTION, package_name
+
+CHECKOUT = Path(__file__).resolve().parents[2]
 
 from .packs_helpers import verify
 
@@ -31,7 +36,15 @@ def test_scaffold_files_and_a_lock_from_a_real_run(scaffold):
         assert "${" not in text, name
     project = tomllib.loads((scaffold / "pyproject.toml").read_text())
     assert project["project"]["entry-points"]["verifier.packs"] == {"smith-2024": package}
-    assert any(dep.startswith("claim-verifier") for dep in project["project"]["dependencies"])
+    # exactly this tool, pinned: the distribution this checkout builds, at its version
+    assert project["project"]["dependencies"] == [f"{DISTRIBUTION}=={__version__}"]
+    assert DISTRIBUTION == tomllib.loads((CHECKOUT / "pyproject.toml").read_text())["project"]["name"]
+    for name in ("pyproject.toml", ".github/workflows/claims.yml"):  # how to install it before a release exists
+        text = (scaffold / name).read_text()
+        assert f"{DISTRIBUTION} @ git+https://" in text and "checkout" in text, name
+    readme = (scaffold / "README.md").read_text()
+    assert "claim-verifier]" not in readme and "pypi.org/project/claim-verifier" not in readme
+    assert re.findall(r"\]\((\S+?)\)", readme) == []  # links to nothing: no release page exists yet
     assert project["tool"]["verifier"]["packs"] == [package]
     assert "verify check" in (scaffold / ".github/workflows/claims.yml").read_text()
 
@@ -60,6 +73,38 @@ def test_pytest_claims_passes_on_the_fresh_scaffold(scaffold):
     r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--claims"], cwd=scaffold,
                        capture_output=True, text=True, timeout=300, env=env)
     assert r.returncode == 0 and "2 passed" in r.stdout, r.stdout + r.stderr
+
+
+@pytest.mark.slow
+def test_the_scaffold_installs_this_verifier_in_a_fresh_venv_and_checks_clean(scaffold, tmp_path):
+    """What an author's CI does with a new claim repository, from nothing: a new venv, this
+    checkout as the verifier the scaffold pins (no release on the index yet: the comment in its
+    pyproject.toml says to install a checkout first), the scaffold, then `verify check`."""
+    venv = tmp_path / "venv"
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    python = str(venv / "bin" / "python")
+
+    def run(*args, cwd=scaffold):
+        return subprocess.run(list(args), cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
+
+    r = run(python, "-m", "pip", "install", "-q", "-e", str(CHECKOUT))
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = run(python, "-m", "pip", "install", "-q", "-e", ".")  # the pin is met by the checkout: nothing else to fetch for it
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = run(python, "-m", "pip", "show", DISTRIBUTION)
+    assert f"Version: {__version__}" in r.stdout and str(CHECKOUT) in r.stdout, r.stdout
+    r = run(str(venv / "bin" / "verify"), "check", "--jobs", "1")
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_init_and_the_readme_suggest_the_same_next_step(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = verify("init", "mypaper", "--paper", "smith-2024")
+    assert r.exit_code == 0, r.output
+    [step] = re.findall(r"next: (.+?);", " ".join(r.stderr.split()))
+    readme = (CHECKOUT / "README.md").read_text()
+    assert f"verify init mypaper --paper smith-2024 && {step}" in readme, step
 
 
 def test_non_empty_folder_is_refused_unless_forced(scaffold):

@@ -54,7 +54,7 @@ def test_bad_experiment_files_are_one_line_usage_errors(project):
     assert r.stderr.strip().splitlines() == ['error: not-an-experiment.json is not the JSON of `verify experiment ... --json` (no "experiment" field)']
     (project / "broken.json").write_text("{")
     r = run("report", "--format", "html", "--experiments", "broken.json")
-    assert r.exit_code == 2 and r.stderr.startswith("error: broken.json: not JSON") and len(r.stderr.strip().splitlines()) == 1
+    assert r.exit_code == 2 and r.stderr.startswith("error: broken.json: not valid JSON") and len(r.stderr.strip().splitlines()) == 1
     _record(project / "rank.json", "rank-collapse")
     r = run("report", "--format", "markdown", "--experiments", "rank.json")
     assert r.exit_code == 2 and "use it with --format html" in r.stderr

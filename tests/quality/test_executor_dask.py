@@ -150,6 +150,6 @@ class _NeedsAModuleWorkersLack:
 def test_a_worker_that_cannot_read_a_task_names_what_it_lacks(dask):
     from verifier.executor import WorkerEnvironmentError
 
-    with pytest.raises(WorkerEnvironmentError, match="No module named 'no_such_module_on_any_worker'.*needs claim-verifier"):
+    with pytest.raises(WorkerEnvironmentError, match="No module named 'no_such_module_on_any_worker'.*needs ml-claim-verifier"):
         list(dask.imap(repr, [_NeedsAModuleWorkersLack()]))
     assert list(dask.imap(abs, [-3, 4])) == [3, 4]  # the cluster goes on

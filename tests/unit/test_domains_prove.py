@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
+import numpy as np
 import pytest
 
 from tests.quality.domain_families import exact_point, orthogonal_signed_permutation, thirds_simplex, true_derived, true_ordered, true_simplex, unit_inf_vertex
+from verifier import Simplex, Sphere
 from verifier.contexts import ExactContext
 from verifier.domains import membership_errors
 from verifier.prove import make_domain, prove
@@ -49,6 +53,29 @@ def test_branch_and_bound_ranges_over_the_simplex_itself():
     assert refuted.result.verdict.value == "refuted"
     cx = refuted.result.counterexample
     assert membership_errors(check, exact_point(cx), cx.dims, ExactContext()) is None
+
+
+@pytest.mark.parametrize("make, n, w, top", [
+    (lambda: Sphere("x", "n", 3), 3, (1, 2, -1), 18),  # max <w, x> = |w| sqrt(3), squared
+    (lambda: Sphere("x", "n", "1/2"), 2, (3, 1), 5),
+    (lambda: Simplex("x", "n", "5/2"), 3, (1, 2, -1), 25),  # max 5/2 * 2 = 5
+])
+def test_branch_and_bound_ranges_over_a_sphere_and_a_scaled_simplex(make, n, w, top):
+    """exp(<w, x>) against exp(sqrt(top) +- 1/4): proved above, refuted below at a point on the set."""
+    from verifier import Claim, Dim, Part
+
+    var = make()
+    best = Fraction(float(np.sqrt(top))).limit_denominator(1000)
+    for gap, verdict in ((Fraction(1, 4), "proved"), (-Fraction(1, 4), "refuted")):
+        check = Claim("e", "e", "e", variables=(var,), dims=(Dim("n", n, n),),
+                      parts=(Part("main", lambda ctx, v: ctx.exp(ctx.sum(v.x * np.asarray(w, dtype=object), -1)),
+                                  lambda ctx, v, b=best + gap: ctx.exp(ctx.const(b))),)).checks()[0]
+        p = prove(check, make_domain(check, {"n": n}), method="branch-and-bound", time_limit=60)
+        assert p.result.verdict.value == verdict, p.result.message
+        assert f"x on the {var.domain.kind} set" in p.result.domain
+        if verdict == "refuted":
+            cx = p.result.counterexample
+            assert membership_errors(check, exact_point(cx), cx.dims, ExactContext()) is None
 
 
 def test_branch_and_bound_says_which_kinds_it_cannot_parametrise():

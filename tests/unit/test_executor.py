@@ -76,7 +76,7 @@ def test_serial_and_process_specs_follow_jobs():
 def test_without_dask_installed_the_error_says_how_to_get_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
     for spec in ("dask-local", "dask://127.0.0.1:8786"):
-        with pytest.raises(ExecutorError, match=r"pip install 'claim-verifier\[dask\]'"):
+        with pytest.raises(ExecutorError, match=r"pip install 'ml-claim-verifier\[dask\]' \(in a checkout: pip install -e '\.\[dask\]'\)"):
             make_executor(1, spec)
 
 

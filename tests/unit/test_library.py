@@ -271,3 +271,60 @@ def test_unique_argmin_flags_an_ill_posed_definition_with_its_witness():
     assert set(shown) == {"minimiser y_lo", "minimiser y_hi", "||Z - 1 y_lo^T||_max", "||Z - 1 y_hi^T||_max"}
     assert shown["minimiser y_lo"] != shown["minimiser y_hi"]
     assert shown["||Z - 1 y_lo^T||_max"] == shown["||Z - 1 y_hi^T||_max"]
+
+
+def probability_rows(rng: random.Random, n, zeros=True):
+    """A row of rationals >= 0 summing to 1, with some exact zeros (where 0 log 0 = 0 matters)."""
+    weights = [0 if zeros and rng.random() < 0.3 else rng.randint(1, 6) for _ in range(n)]
+    if not any(weights):
+        weights[rng.randrange(n)] = 1
+    total = sum(weights)
+    return np.array([[Fraction(w, total) for w in weights]], dtype=object)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_entropy_cross_entropy_and_kl_agree_in_every_context(seed):
+    rng = random.Random(seed)
+    n = rng.randint(2, 4)
+    p, q = probability_rows(rng, n), probability_rows(rng, n, zeros=False)
+    assert_agree(lib.entropy, p)
+    assert_agree(lib.cross_entropy, p, q)
+    assert_agree(lib.kl_divergence, p, q)
+
+
+def test_information_hand_values():
+    """H(1/2, 1/2, 0) = log 2, a point mass has entropy 0 exactly, D(p || p) = 0, D((1, 0) || (1/2, 1/2)) = log 2."""
+    half = np.array([[Fraction(1, 2), Fraction(1, 2), 0]], dtype=object)
+    with mpmath.workdps(50):
+        assert abs(mpf_of(run(MP, lib.entropy, half)[0]) - mpmath.log(2)) < mpmath.mpf("1e-45")
+    point = np.array([[0, 1, 0]], dtype=object)
+    assert run(EXACT, lib.entropy, point)[0] == 0
+    assert run(BALL, lib.kl_divergence, half, half)[0].contains(0)
+    mass = np.array([[1, 0]], dtype=object)
+    with mpmath.workdps(50):
+        assert abs(mpf_of(run(MP, lib.kl_divergence, mass, np.array([[Fraction(1, 2)] * 2], dtype=object))[0]) - mpmath.log(2)) < mpmath.mpf("1e-45")
+    assert float(run(FLOAT, lib.entropy, point.astype(float))[0]) == 0.0
+
+
+def test_kl_with_a_zero_where_p_is_positive_is_outside_the_domain():
+    p, q = np.array([[Fraction(1, 2), Fraction(1, 2)]], dtype=object), np.array([[1, 0]], dtype=object)
+    assert np.isinf(run(FLOAT, lib.kl_divergence, p.astype(float), q.astype(float))[0])
+    for ctx in (EXACT, MP, BALL):
+        with pytest.raises((ArithmeticError, ZeroDivisionError, ValueError)):
+            run(ctx, lib.kl_divergence, p, q)
+
+
+def test_gibbs_inequality_survives_and_its_reversal_is_refuted():
+    """KL >= 0 on the simplex (Gibbs); KL <= 0 is refuted, certified, from a fresh seed."""
+    from verifier.domains import Simplex
+
+    def kl(ctx, v):
+        return lib.kl_divergence(ctx, v.p, v.q)
+
+    gibbs = Claim(id="gibbs", title="Gibbs", statement="D(p||q) >= 0", dims=[Dim("n", 2, 4)],
+                  variables=[Simplex("p", "n"), Simplex("q", "n")],
+                  parts=[lib.Part("ge", relation=">=", lhs=kl, rhs=lambda ctx, v: 0),
+                         lib.Part("le", relation="<=", lhs=kl, rhs=lambda ctx, v: 0)])
+    ge, le = (run_check(c, SearchConfig(seed=3, budget=4000)) for c in gibbs.checks())
+    assert ge.verdict is Verdict.SURVIVED
+    assert le.verdict is Verdict.REFUTED and le.counterexample.certificate

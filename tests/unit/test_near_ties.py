@@ -36,3 +36,34 @@ def test_the_ladder_is_limit_denominator_at_every_rung(seed):
         got = limit_denominators(v, bounds)
         for m in bounds:
             assert Fraction(int(got[m].p), int(got[m].q)) == v.limit_denominator(m), (v, m)
+
+
+def _float_point(xs):
+    from flint import fmpq
+
+    return np.array([fmpq(*Fraction(float(x)).as_integer_ratio()) for x in xs], dtype=object)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_common_denominator_is_recovered_from_floats_where_rounding_each_coordinate_fails(seed):
+    """p / q with q in 101..9999, seen through float64 (and 1e-9 of noise): one lattice
+    reduction gives back every coordinate; rounding each alone to denominators <= 100 cannot."""
+    from verifier.rational_points import common_denominator
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 9))
+    q = int(rng.integers(101, 10**4))
+    exact = [Fraction(int(rng.integers(-3 * q, 3 * q)), q) for _ in range(n)]
+    exact[0] = Fraction(int(rng.integers(1, q)) * q + 1, q)  # at least one coordinate in lowest terms
+    noisy = [float(x) + float(rng.uniform(-1e-9, 1e-9)) for x in exact]
+    got = common_denominator(_float_point(noisy), 10**6)
+    assert [Fraction(int(v.p), int(v.q)) for v in got] == exact
+    assert [x.limit_denominator(100) for x in exact] != exact
+
+
+def test_no_common_denominator_is_invented_for_unrelated_coordinates():
+    from verifier.rational_points import common_denominator
+
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        assert common_denominator(_float_point(rng.standard_normal(4)), 10**9) is None

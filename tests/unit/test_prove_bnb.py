@@ -9,9 +9,9 @@ import pytest
 from flint import arb, fmpq
 
 from tests.conftest import check_of
-from verifier import Claim, Dim, Orthogonal, Part, UnitVector
-from verifier.contexts import ExactContext
-from verifier.domains import membership_errors
+from verifier import Claim, Dim, Orthogonal, Part, Sphere, UnitVector
+from verifier.contexts import ExactContext, FloatContext
+from verifier.domains import membership_errors, sqrt_upper
 from verifier.executor import ProcessExecutor, SerialExecutor
 from verifier.prove import make_domain, prove
 from verifier.prove.charts import chart_atlas
@@ -78,10 +78,12 @@ def test_square_and_abs_of_a_ball_about_zero_are_never_negative():
 
 def _variable(kind):
     return {"unit-2": UnitVector("x", "n"), "unit-inf": UnitVector("x", "n", norm="inf"),
-            "unit-1": UnitVector("x", "n", norm=1), "orthogonal": Orthogonal("x", "n")}[kind]
+            "unit-1": UnitVector("x", "n", norm=1), "orthogonal": Orthogonal("x", "n"),
+            "sphere-3": Sphere("x", "n", 3), "sphere-7/9": Sphere("x", "n", "7/9"), "sphere-9/4": Sphere("x", "n", "9/4")}[kind]
 
 
-@pytest.mark.parametrize("kind, n", [("unit-2", 1), ("unit-2", 3), ("unit-inf", 3), ("unit-1", 2), ("orthogonal", 1), ("orthogonal", 2), ("orthogonal", 3)])
+@pytest.mark.parametrize("kind, n", [("unit-2", 1), ("unit-2", 3), ("unit-inf", 3), ("unit-1", 2), ("orthogonal", 1), ("orthogonal", 2), ("orthogonal", 3),
+                                     ("sphere-3", 3), ("sphere-3", 5), ("sphere-7/9", 4), ("sphere-9/4", 1), ("sphere-9/4", 2)])
 def test_every_chart_maps_rational_parameters_exactly_onto_the_set(kind, n):
     var = _variable(kind)
     claim = Claim("c", "c", "c", variables=(var,), dims=(Dim("n", n, n),),
@@ -120,3 +122,24 @@ def test_a_box_in_a_chart_is_enclosed():
     exact = atlas.point(ExactContext(), [fmpq(1, 4), fmpq(1, 2)], 0)
     for j, q in zip(jets, exact):
         assert j.enclosure().contains(arb(q))
+
+
+@pytest.mark.parametrize("r2, n", [(3, 3), ("7/9", 4), (2, 2), ("9/4", 3)])
+def test_the_two_sphere_charts_cover_the_sphere(r2, n):
+    """Every point of the sphere is the image of a parameter in [-1, 1]^(n-1) of one of the
+    two charts: the chart from the pole +-p covers the hemisphere where +-p . x <= 0."""
+    var = Sphere("x", "n", r2)
+    atlas = chart_atlas(var, (n,))
+    p = np.array([float(v) for v in var.domain.rational_point(n)])
+    j = int(np.argmax(np.abs(p)))
+    c = float(sqrt_upper(var.domain.radius_squared))
+    rng = np.random.default_rng(n)
+    ctx = FloatContext()
+    for x in rng.standard_normal((200, n)):
+        x *= np.sqrt(float(var.domain.radius_squared)) / np.linalg.norm(x)
+        piece = 0 if p @ x <= 0 else 1
+        pole = p if piece == 0 else -p
+        t = pole + (x - pole) * float(var.domain.radius_squared) / (float(var.domain.radius_squared) - pole @ x)
+        u = np.delete(t, j) / c
+        assert np.all(np.abs(u) <= 1)
+        assert np.allclose(atlas.point(ctx, list(u), piece), x)

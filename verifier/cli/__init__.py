@@ -29,7 +29,7 @@ from ..registry import ClaimLookupError, Registry
 from ..reporters import json_report, text
 from ..reporters.progress import DelayedProgress
 from ..results import FAILING, RunResult
-from ..store import CounterexampleFileError, CounterexampleStore
+from ..store import CounterexampleFileError, CounterexampleStore, FileWriteError
 
 
 class UsageFailure(click.ClickException):
@@ -63,7 +63,7 @@ class VerifyGroup(click.Group):
             raise Interrupted() from None
         except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit):
             raise
-        except (CounterexampleFileError, NotDeterministic, AbruptEnd) as exc:  # each names its file or claim
+        except (CounterexampleFileError, FileWriteError, NotDeterministic, AbruptEnd) as exc:  # each names its file or claim
             raise UsageFailure(str(exc)) from None
         except Exception as exc:  # pragma: no cover - last line of defence
             if os.environ.get("VERIFY_DEBUG"):
@@ -264,36 +264,51 @@ def _run(checks, config, save, store_dir, as_json, force=False, proofs=None):
 
         with proving_many(console, run.results, proofs, enabled=not as_json):
             run = prove_survivors(checks, run, proofs, config.jobs, check_time=config.time_limit)
-    saved = _save_counterexamples(run, checks, store_dir, force=force) if save else {}
+    saved, unsaved = _save_counterexamples(run, checks, store_dir, force=force) if save else ({}, {})
     if as_json:
-        click.echo(json_report.dumps_results(run.results, saved))
-    return run, saved, console
+        click.echo(json_report.dumps_results(run.results, saved, unsaved))
+    return run, saved, unsaved, console
 
 
 def _run_and_report(claims_checks, config, save, store_dir, as_json, force=False, proofs=None) -> RunResult:
     checks = [ch for _, chs in claims_checks for ch in chs]
-    run, saved, console = _run(checks, config, save, store_dir, as_json, force, proofs)
+    run, saved, unsaved, console = _run(checks, config, save, store_dir, as_json, force, proofs)
     if not as_json:
         for claim, chs in claims_checks:
             keys = {c.key for c in chs}
-            text.print_results(console, claim, [r for r in run.results if (r.claim, r.part, r.reading) in keys], saved)
+            text.print_results(console, claim, [r for r in run.results if (r.claim, r.part, r.reading) in keys], saved, unsaved)
+    refuse_unsaved(unsaved)
     return run
 
 
-def _save_counterexamples(run: RunResult, checks, store_dir, force: bool = False) -> dict:
-    """Store every refuting counterexample; returns {(claim, part, reading): path}.
+def _save_counterexamples(run: RunResult, checks, store_dir, force: bool = False) -> tuple[dict, dict]:
+    """Store every refuting counterexample; returns ({(claim, part, reading): path}, {key: why not saved}).
 
     Without ``force`` an existing file that differs is kept (a lockfile may cite it) and the
-    new counterexample gets the next free name.
+    new counterexample gets the next free name.  A file that cannot be written (a full disk, a
+    link in the store) does not stop the others: the caller shows every counterexample, then
+    :func:`refuse_unsaved` ends the command with the reasons.
     """
     store = CounterexampleStore(store_dir)
     by_key = {ch.key: ch for ch in checks}
-    saved = {}
+    saved, unsaved = {}, {}
     for r in run.results:
         if r.verdict in FAILING and r.counterexample is not None:
-            check = by_key[(r.claim, r.part, r.reading)]
-            saved[(r.claim, r.part, r.reading)] = str(store.save(r.counterexample, statement=check.part.statement or check.claim.statement, force=force))
-    return saved
+            key = (r.claim, r.part, r.reading)
+            check = by_key[key]
+            try:
+                saved[key] = str(store.save(r.counterexample, statement=check.part.statement or check.claim.statement, force=force))
+            except (CounterexampleFileError, OSError) as exc:
+                unsaved[key] = str(exc)
+    return saved, unsaved
+
+
+def refuse_unsaved(unsaved: dict) -> None:
+    """Exit 2 with one line per counterexample that --save could not store (shown already)."""
+    if unsaved:
+        lines = [f"--save: the counterexample of {claim} part {part} [{reading}] was not stored: {why}"
+                 for (claim, part, reading), why in unsaved.items()]
+        raise UsageFailure("\n".join(line if i == 0 else f"error: {line}" for i, line in enumerate(lines)))
 
 
 @click.group(cls=VerifyGroup)
@@ -317,3 +332,4 @@ from . import report as _report  # noqa: E402,F401  (registers report)
 from . import formal as _formal  # noqa: E402,F401  (registers tighten, prove)
 from . import init as _init  # noqa: E402,F401  (registers init)
 from . import experiment as _experiment  # noqa: E402,F401  (registers experiment layer-collapse, rank-collapse)
+from . import expr as _expr  # noqa: E402,F401  (registers expr)

@@ -12,7 +12,7 @@ from ..limits import MAX_PROVE_BOXES, MAX_SECONDS
 from ..proof_audit import ProofBudget, prove_survivors, wants_proof
 from ..reporters import json_report, text
 from ..reporters.progress import StreamingRows
-from . import _save_counterexamples, err_console, main, pack_option, registry, search_options
+from . import _save_counterexamples, err_console, main, pack_option, refuse_unsaved, registry, search_options
 
 
 class ProofSeconds(click.FloatRange):
@@ -106,11 +106,12 @@ def all_cmd(quick, seed, budget, time_limit, dps, no_shrink, jobs, save, force, 
 
             run = prove_survivors(checks, run_checks(checks, config, on_result=searched), proofs, jobs,
                                   on_result=lambda r: rows.add(text.summary_row(r)), check_time=config.time_limit)
-    saved = _save_counterexamples(run, checks, store_dir, force) if save else {}
+    saved, unsaved = _save_counterexamples(run, checks, store_dir, force) if save else ({}, {})
     if as_json:
-        click.echo(json_report.dumps_results(run.results, saved))
+        click.echo(json_report.dumps_results(run.results, saved, unsaved))
     else:
         for path in saved.values():
             console.print(f"saved {path}", soft_wrap=True)
         text.print_summary_counts(console, run.results)
+    refuse_unsaved(unsaved)
     sys.exit(run.exit_code)

@@ -12,11 +12,11 @@ from ..engine import QUICK
 from ..lock import LOCK_NAME, LockedSearch, LockFileError
 from ..registry import lock_key_clash
 from ..regression import make_lock, run_regression
-from ..reporters import check_report, coq_report, junit
+from ..reporters import check_report, coq_report, junit, text
 from ..reporters.progress import DelayedProgress
 from ..results import RunResult, Verdict
-from ..store import CounterexampleStore, write_atomic
-from . import BUDGET, DPS, SECONDS, SEED, UsageFailure, _save_counterexamples, err_console, get_claim, main, pack_option, registry
+from ..store import CounterexampleStore, FileWriteError, check_output_file, write_atomic
+from . import BUDGET, DPS, SECONDS, SEED, UsageFailure, _save_counterexamples, err_console, get_claim, main, pack_option, refuse_unsaved, registry
 from . import jobs_option as shared_jobs_option
 from .all_claims import prove_boxes_option, prove_time_option, prove_total_option
 from ..proof_audit import ProofBudget
@@ -60,18 +60,32 @@ def read_lock(path: Path):
         raise UsageFailure(str(exc)) from None
 
 
-def regression(lock_path: Path, quiet: bool, jobs: int = 1, claims=None):
-    """Run the comparison with a progress bar on stderr (none when ``quiet``); ``claims``: a selection."""
+def regression(lock_path: Path, quiet: bool, jobs: int = 1, claims=None, store_dir: Path | None = None):
+    """Run the comparison with a progress bar on stderr (none when ``quiet``); ``claims``: a selection.
+
+    Every file of the store (``store_dir``, default the lock's ``counterexamples/``) that the
+    lock does not list is reported too."""
     lock = read_lock(lock_path)
     if claims is not None:
         lock = lockfile.restricted(lock, {c.id for c in claims})
     locked = lock.by_key()
     searched = sum(1 for ch in all_checks(claims) if ch.key in locked and not locked[ch.key].counterexamples)
+    store = CounterexampleStore(lock.root / "counterexamples" if store_dir is None else store_dir)
     progress = DelayedProgress(err_console(), total=searched)
     try:
-        return run_regression(lock, all_checks(claims), find_claim, None if quiet else progress.for_check, jobs)
+        return run_regression(lock, all_checks(claims), find_claim, None if quiet else progress.for_check, jobs,
+                              store=store, every_check=claims is None)
     finally:
         progress.close()
+
+
+def store_inside_project(store_dir: Path, lock_path: Path) -> None:
+    """The lock lists stored files inside its project: a store elsewhere (or a link leading
+    there) is refused before the search, not after it."""
+    try:
+        lockfile.relative_to_lock(lock_path, store_dir)
+    except ValueError as exc:
+        raise UsageFailure(f"--store {store_dir}: {exc}") from None
 
 
 def locked_run(checks, search: LockedSearch, store_dir: Path, lock_path: Path, jobs: int, console):
@@ -85,6 +99,12 @@ def locked_run(checks, search: LockedSearch, store_dir: Path, lock_path: Path, j
     finally:
         progress.close()
     check_report.print_lock_rows(console, rows, lock_path)
+    unsaved = [r for r in rows if r.save_error]
+    if unsaved:
+        for row in unsaved:  # the certified counterexample on the terminal, though it could not be stored
+            text.print_results(console, find_claim(row.entry.paper, row.entry.claim), [row.result], unsaved={row.entry.key: row.save_error})
+        names = "; ".join(f"{r.entry.claim} part {r.entry.part} [{r.entry.reading}]: {r.save_error}" for r in unsaved)
+        raise UsageFailure(f"not writing {lock_path}: a counterexample found could not be stored ({names})")
     errors = [r for r in rows if r.entry.verdict == Verdict.ERROR.value]
     if errors:
         names = ", ".join(f"{r.entry.claim} part {r.entry.part} [{r.entry.reading}]: {r.result.message}" for r in errors)
@@ -120,6 +140,7 @@ def lock_cmd(lock_path, store_dir, seed, budget, time_limit, dps, prove_time, pr
     old = read_lock(lock_path) if claim_ids and lock_path.exists() else None
     if old is not None and old.search != search:  # refuse before searching, not after
         raise UsageFailure(f"{lock_path} was made with {lockfile.describe(old.search)}; pass the same options, or re-lock every claim")
+    store_inside_project(store_dir, lock_path)
     claims = selected_claims(claim_ids)
     lock = locked_run(all_checks(claims), search, store_dir, lock_path, jobs, console)
     if old is not None:
@@ -134,7 +155,8 @@ def lock_cmd(lock_path, store_dir, seed, budget, time_limit, dps, prove_time, pr
 @click.option("--junit", "junit_file", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write JUnit XML here.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result list as JSON on stdout.")
 @click.option("--save", is_flag=True, help="Store counterexamples of claims that drifted to refuted (under --store).")
-@click.option("--store", "store_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("counterexamples"), show_default=True)
+@click.option("--store", "store_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("counterexamples"), show_default=True,
+              help="Where --save stores, and the store whose files the lock must list (when not given: the lock's folder's counterexamples/).")
 @jobs_option
 @claim_option
 @coq_options
@@ -147,16 +169,31 @@ def check_cmd(lock_path, junit_file, as_json, save, store_dir, jobs, claim_ids, 
     """
     if save:
         CounterexampleStore(store_dir).check_writable()  # before the search, so its results are not lost after it
-    reg = regression(lock_path, as_json, jobs, selected_claims(claim_ids) if claim_ids else None)
+    if junit_file is not None:
+        check_output(junit_file, "--junit")
+    # the store scanned for files the lock does not list: --store when given, else the lock's own counterexamples/
+    given = click.get_current_context().get_parameter_source("store_dir") is not click.core.ParameterSource.DEFAULT
+    reg = regression(lock_path, as_json, jobs, selected_claims(claim_ids) if claim_ids else None, store_dir if given else None)
     kernel = kernel_checks([r.path for o in reg.outcomes for r in o.replays], coq, coq_dir, jobs)
     if junit_file is not None:
         write_atomic(junit_file, junit.to_xml(reg, {ch.key: ch for ch in all_checks()}))
+    unsaved = {}
     if save:
         found = tuple(o.result for o in reg.outcomes if o.result is not None and o.result.counterexample is not None)
         checks = {ch.key: ch for ch in all_checks()}
-        for path in _save_counterexamples(RunResult(found), [checks[r.claim, r.part, r.reading] for r in found], store_dir).values():
+        saved, unsaved = _save_counterexamples(RunResult(found), [checks[r.claim, r.part, r.reading] for r in found], store_dir)
+        for path in saved.values():
             err_console().print(f"saved {path}")
     if as_json:
         click.echo(check_report.dumps_regression(reg) if kernel is None else coq_report.regression_json(reg, kernel))
     check_report.print_regression(err_console(), reg)
+    refuse_unsaved(unsaved)
     sys.exit(exit_code(kernel, reg.exit_code, max(reg.exit_code, 1)))
+
+
+def check_output(path: Path, option: str) -> None:
+    """An output file that cannot be written is refused before the long run, naming the path and why."""
+    try:
+        check_output_file(path)
+    except FileWriteError as exc:
+        raise UsageFailure(f"{option} {path}: {exc.cause}") from None

@@ -11,10 +11,10 @@ import click
 from ..reporters import check_report
 from ..reporters.formats import REPORT_FORMATS
 from ..reporters.markdown import summary_table
-from ..reporters.report_data import sections, summary_rows
+from ..reporters.report_data import UnpinnedEvidence, sections, summary_rows
 from ..store import write_atomic
 from . import UsageFailure, err_console, main, pack_option
-from .check import claim_option, jobs_option, lock_option, read_lock, regression, selected_claims
+from .check import check_output, claim_option, find_claim, jobs_option, lock_option, read_lock, regression, selected_claims
 from .kernel import coq_options, exit_code, kernel_checks
 
 
@@ -37,13 +37,20 @@ def report_cmd(fmt, output, summary, lock_path, jobs, claim_ids, coq, coq_dir, e
     shows what was just reproduced; the exit code is that of `verify check`. With --coq each
     counterexample is also proved in Coq, and the report says whether coqc accepted the proof.
     """
+    if output is not None:
+        check_output(output, "-o")
     claims = selected_claims(claim_ids)
     if summary:
         if fmt != "markdown":
             raise UsageFailure("--summary is a markdown table: use it with --format markdown")
         if coq:
             raise UsageFailure("--summary replays nothing, so it kernel-checks nothing: drop --coq or --summary")
-        _write(summary_table(summary_rows(claims, read_lock(lock_path))), output)
+        try:
+            rows = summary_rows(claims, read_lock(lock_path), find_claim)
+        except UnpinnedEvidence as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(1)  # drift from the lock, as `verify check` would call it
+        _write(summary_table(rows), output)
         return
     render = REPORT_FORMATS[fmt]
     if experiment_paths:
@@ -63,9 +70,10 @@ def _experiments_appendix(fmt: str, paths) -> str:
     from ..reporters.experiments_html import experiments_section
 
     try:
-        return experiments_section(*(result for _, result in read_results(paths)))
+        results = read_results(paths)
     except RecordError as exc:
-        raise UsageFailure(str(exc)) from None
+        raise UsageFailure("\n".join(line if i == 0 else f"error: {line}" for i, line in enumerate(str(exc).splitlines()))) from None
+    return experiments_section(*(result for _, result in results))
 
 
 def _write(text: str, output: Path | None) -> None:

@@ -8,7 +8,9 @@ drops them).  After every layer three relative residuals are measured, always in
 the activations the network produced (so a float32 run is judged by what float32 stored):
 
 * ``composite``: ||X - 1 mean(X)^T|| / ||X|| with sqrt(||.||_1 ||.||_inf) of the induced norms
-  (Dong et al.'s measure);
+  (Dong et al.'s measure), the mean taken of the rows' differences from the first row: the same
+  matrix, but exactly 0 when the rows are equal (the mean of n equal float64 numbers is not
+  always that number, and read a few roundoffs of residual that the network did not have);
 * ``res_max``: ||Res(X)||_max / ||X||_max, Res of Definition 3.4 with the midrange minimiser in
   the entrywise max norm (this paper's measure);
 * ``rank1``: ||X - X_1||_F / ||X||_F with X_1 the best rank-1 approximation, X_1 = u u^T X for
@@ -114,9 +116,16 @@ class LayerMeasures:
 @dataclass(frozen=True)
 class PrecisionFloor:
     """A variant's last-layer residual in one precision, in units of that precision's unit
-    roundoff: a collapsed network plateaus where every layer's rounding errors re-create a
-    residual of a few roundoffs, so the same ratio in float64 and float32 marks the plateau as
-    the arithmetic's floor, not the network's."""
+    roundoff.
+
+    A collapsed network's true residual (about 1e-15 of ||X||, as float64 shows) is below what
+    float32 resolves, so what float32 stores is rounding alone: a few roundoffs that every layer
+    re-creates where equal rows are computed differently (OpenBLAS's Haswell SGEMM kernel rounds
+    a row by its position in a tile), or exactly 0 once the rows have rounded to bitwise equality
+    and every operation keeps them equal (``equal_rows`` counts those sequences; the small
+    configuration on OpenBLAS's SkylakeX kernel).  Which one a machine shows depends on its BLAS
+    kernel, not on the network; both say the network has collapsed to the precision's floor.
+    """
 
     variant: str
     precision: str
@@ -124,6 +133,7 @@ class PrecisionFloor:
     plateau: float
     unit_roundoff: float
     in_roundoffs: float
+    equal_rows: int = 0  # sequences whose last-layer rows are bitwise equal (residual exactly 0)
 
 
 @dataclass(frozen=True)
@@ -171,7 +181,8 @@ def _rank_one_residual(X: np.ndarray) -> np.ndarray:
 def relative_residuals(X: np.ndarray) -> dict[str, np.ndarray]:
     """The three measures of every matrix of a batch (batch x n x d), computed in float64."""
     X = np.asarray(X, dtype=np.float64)
-    centred = X - X.mean(axis=-2, keepdims=True)
+    from_first = X - X[..., :1, :]  # exact for stored float32, and exactly 0 for equal rows
+    centred = from_first - from_first.mean(axis=-2, keepdims=True)
 
     def composite(M):
         induced_1 = np.abs(M).sum(axis=-2).max(axis=-1)  # largest column sum
@@ -347,6 +358,7 @@ def _run(config, progress, pool) -> RankCollapseResult:
     curves = [_measure_rows(v, p, 0, initial[p]) for v in VARIANTS for p in config.precisions]
     sweep = _WeightSweep(config, X0[: config.sweep_batch])
     sweep_cpu_seconds = 0.0
+    last_res_max = {(p, v): initial[p]["res_max"] for p in config.precisions for v in VARIANTS}  # per sequence
 
     def timed(task, *args):
         # CPU time of the worker thread (its BLAS calls run in it): on a shared machine the
@@ -380,6 +392,7 @@ def _run(config, progress, pool) -> RankCollapseResult:
             for variant in VARIANTS:
                 values = {m: np.concatenate([measured[p, i][variant][m] for i in range(len(slices))]) for m in MEASURES}
                 curves.append(_measure_rows(variant, p, layer + 1, values))
+                last_res_max[p, variant] = values["res_max"]
         del weights, standard
     del states
 
@@ -387,9 +400,12 @@ def _run(config, progress, pool) -> RankCollapseResult:
     for m in curves:
         if m.layer == config.depth:
             unit_roundoff = float(np.finfo(dtypes[m.precision]).eps) / 2
+            # res_max (max minus min per column, both exact) is exactly 0 just where the rows are equal
+            equal_rows = int(np.count_nonzero(last_res_max[m.precision, m.variant] == 0))
             for measure in MEASURES:
                 plateau = getattr(m, measure)
-                floors.append(PrecisionFloor(m.variant, m.precision, measure, plateau, unit_roundoff, plateau / unit_roundoff))
+                floors.append(PrecisionFloor(m.variant, m.precision, measure, plateau, unit_roundoff,
+                                             plateau / unit_roundoff, equal_rows))
 
     futures = [pool.submit(timed, sweep.distances, factor) for factor in config.weight_factors]
     distances = []

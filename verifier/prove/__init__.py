@@ -18,7 +18,8 @@ import time
 import traceback
 
 from ..claims import Check
-from ..domains import IrrationalDerivedValue, refuse_irrational_derived
+from ..domains import IrrationalDerivedValue
+from ..rational_points import refuse_irrational_derived
 from ..results import CheckResult, Verdict
 from .bnb import BoundedDomainError, BranchAndBound
 from .domain import Domain, DomainError, make_domain, parse_boxes, parse_dims

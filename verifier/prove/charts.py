@@ -12,6 +12,13 @@ on the set -- a box's centre can be certified as it is -- and they are written o
 * unit vector, Euclidean norm: inverse stereographic projection from either pole,
   ``u = (2t, +-(1 - |t|^2)) / (1 + |t|^2)`` for ``t`` in ``[-1, 1]^(n-1)``: each chart
   covers a closed hemisphere (``|t| <= 1``), the box a little more;
+* a sphere ``|x|^2 = r^2`` of rational radius squared (``Sphere``): stereographic projection
+  from a rational point ``p`` of it and from ``-p`` onto the hyperplane through 0 orthogonal
+  to ``p``, ``x = (P (|t|^2 - r^2) + 2 r^2 t) / (|t|^2 + r^2)`` for the pole ``P = +-p``; ``t``
+  has the free coordinates ``t_i = c u_i`` (``i != j``, ``u`` in ``[-1, 1]^(n-1)``, ``c`` a
+  rational >= r) and ``t_j`` fixed by ``p.t = 0``.  The chart from ``P`` covers the closed
+  hemisphere ``P.x <= 0`` (where ``|t| <= r``, and ``|t_i| <= |t|``), so the two cover the
+  sphere, each with a rational map: a rational ``u`` gives an exact rational point;
 * orthogonal matrices, n = 2: rotations and reflections by the point ``(c, s)`` of the
   circle from the two stereographic charts (4 pieces);
 * orthogonal matrices, n = 3: the rotation of a unit quaternion with ``q_0 >= 0`` (one
@@ -25,6 +32,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable
+
+from ..domains import sqrt_upper
 
 #: orthogonal matrices are charted up to this size
 MAX_ORTHOGONAL = 3
@@ -51,6 +60,12 @@ def chart_atlas(var, shape) -> ChartAtlas:
         if norm == "2":
             return ChartAtlas(n - 1, 2, lambda ctx, t, k: _stereographic(ctx, t, k))
         return ChartAtlas(n - 1, 2 * n, lambda ctx, t, k: _cube_face(ctx, t, k, radial=norm == "1"))
+    if kind == "sphere":
+        (n,) = shape
+        p = var.domain.rational_point(n)
+        if n == 1:
+            return ChartAtlas(0, 2, lambda ctx, t, k: [_sign(ctx, k) * ctx.scalar(p[0])])
+        return ChartAtlas(n - 1, 2, lambda ctx, t, k: _sphere_from_pole(ctx, t, k, p, var.domain.radius_squared))
     if kind == "orthogonal":
         n = shape[0]
         if n == 1:
@@ -87,6 +102,28 @@ def _stereographic(ctx, t, k):
         square = square + x * x
     denominator = 1 + square
     return [2 * x / denominator for x in t] + [_sign(ctx, k) * (1 - square) / denominator]
+
+
+def _sphere_from_pole(ctx, u, k, p, r2):
+    """The point of ``|x|^2 = r2`` seen from the pole ``+-p`` (k) through ``t`` in ``p``'s orthogonal hyperplane."""
+    n = len(p)
+    j = max(range(n), key=lambda i: abs(p[i]))
+    c = ctx.scalar(sqrt_upper(r2))
+    free = [c * x for x in u]
+    t = free[:j] + [None] + free[j:]
+    rest = None
+    for i in range(n):
+        if i != j and p[i]:
+            term = ctx.scalar(-p[i] / p[j]) * t[i]
+            rest = term if rest is None else rest + term
+    t[j] = rest if rest is not None else ctx.scalar(Fraction(0))
+    square = t[0] * t[0]
+    for x in t[1:]:
+        square = square + x * x
+    radius2 = ctx.scalar(r2)
+    denominator = square + radius2
+    pole = [_sign(ctx, k) * ctx.scalar(x) for x in p]
+    return [(pole[i] * (square - radius2) + 2 * radius2 * t[i]) / denominator for i in range(n)]
 
 
 def _orthogonal_2(ctx, t, k):

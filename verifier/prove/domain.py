@@ -150,10 +150,14 @@ def make_domain(check: Check, dims: Mapping[str, int], default: Bounds | None = 
             relations.append(f"{var.name} = {var.domain.text or 'its definition'}")
             continue
         box = named.get(var.name, default)
-        if kind is not None and kind != "ordered":
-            # every entry of these sets lies in [0, 1] or [-1, 1]: a true box, so a claim on a
-            # kind needs no --box; the set itself is stated by the membership hypotheses
-            natural = (Fraction(0), Fraction(1)) if kind in ("simplex", "stochastic") else (Fraction(-1), Fraction(1))
+        natural = var.domain.entry_bounds() if var.domain is not None else None
+        if natural is not None:
+            # every entry of these sets lies in a true box ([0, total] for a simplex, [-1, 1]
+            # for unit vectors, [-r, r] for a sphere), so a claim on a kind needs no --box and
+            # the default box does not cut the set; the set itself is stated by the membership
+            # hypotheses
+            if var.name not in named and not (box is not None and box[0] <= natural[0] and natural[1] <= box[1]):
+                box = None
             box = natural if box is None else (max(box[0], natural[0]), min(box[1], natural[1]))
             relations.append(f"{var.name} on the {kind} set")
         boxes[var.name] = _intersect(var, box)

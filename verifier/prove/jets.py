@@ -27,7 +27,7 @@ from fractions import Fraction
 
 from flint import arb, fmpq
 
-from ..contexts import BallContext, to_fraction
+from ..contexts import BallContext, DomainError, to_fraction
 
 ZERO = arb(0)
 
@@ -524,6 +524,52 @@ class JetContext(BallContext):
 
     def sqrt(self, x):
         return self._elementwise(lambda j: j.apply("sqrt", arb.sqrt, lambda e: 1 / (2 * arb.sqrt(e))), x)
+
+    # the rest of the ctx table on Jets: without these the ball context's arb function met a Jet
+    # (arb.tanh(Jet)) and FLINT aborted the process
+    def tanh(self, x):
+        return self._elementwise(lambda j: j.apply("tanh", arb.tanh, lambda e: 1 - arb.tanh(e) ** 2), x)
+
+    def sigmoid(self, x):
+        s = BallContext._sigmoid
+        return self._elementwise(lambda j: j.apply("sigmoid", s, lambda e: s(e) * (1 - s(e))), x)
+
+    def softplus(self, x):
+        return self._elementwise(lambda j: j.apply("softplus", BallContext._softplus, BallContext._sigmoid), x)
+
+    def erf(self, x):
+        return self._elementwise(lambda j: j.apply("erf", arb.erf, lambda e: 2 * arb.exp(-e * e) / arb.pi().sqrt()), x)
+
+    def sin(self, x):
+        return self._elementwise(lambda j: j.apply("sin", arb.sin, arb.cos), x)
+
+    def cos(self, x):
+        return self._elementwise(lambda j: j.apply("cos", arb.cos, lambda e: -arb.sin(e)), x)
+
+    def log1p(self, x):
+        return self._elementwise(lambda j: j.apply("log1p", arb.log1p, lambda e: 1 / (1 + e)), x)
+
+    def expm1(self, x):
+        return self._elementwise(lambda j: j.apply("expm1", arb.expm1, arb.exp), x)
+
+    def lambertw(self, x):
+        w = BallContext._lambertw  # W' = 1 / (x + e^W), 1 at 0
+        return self._elementwise(lambda j: j.apply("lambertw", w, lambda e: 1 / (e + arb.exp(w(e)))), x)
+
+    def _power_real(self, a, q):
+        """``a^q`` for a rational, non-integer q (a root), derivative q a^(q-1); a < 0 is outside the domain."""
+        p = arb(fmpq(q.numerator, q.denominator))
+
+        def power(e, k):
+            if e.upper() < 0:
+                raise DomainError(f"power with a non-integer exponent of a negative box {e}")
+            e = e.nonnegative_part()  # where the power is defined
+            if e.lower() > 0:
+                return e ** k
+            # a ball touching 0: x^k rises from 0 for k > 0 (arb's own power is nan there), unbounded for k < 0
+            return arb(0).union(e.upper() ** k) if k > 0 else arb(0, float("inf"))
+
+        return a.apply(f"power {q}", lambda e: power(e, p), lambda e: p * power(e, p - 1))
 
 
 __all__ = ["Jet", "JetContext", "interval_ball"]

@@ -52,8 +52,12 @@ def _kind(var) -> str | None:
 
 
 def _simplex_last(var, idx, shape) -> bool:
-    """The last entry of a simplex row is 1 minus the others: no coordinate of its own."""
+    """The last entry of a simplex row is its total minus the others: no coordinate of its own."""
     return _kind(var) in ("simplex", "stochastic") and idx[-1] == shape[-1] - 1
+
+
+#: the kinds a branch and bound ranges over through charts (:mod:`.charts`)
+CHARTED = ("unit-vector", "sphere", "orthogonal")
 
 
 UNIT = (Fraction(-1), Fraction(1))
@@ -72,13 +76,13 @@ def coordinates(check: Check, domain: Domain):
         kind = _kind(var)
         if kind == "derived":
             continue  # computed from the others
-        if kind in ("unit-vector", "orthogonal"):
+        if kind in CHARTED:
             try:
                 atlas = chart_atlas(var, shape)
             except NoChart as exc:
                 raise BoundedDomainError(str(exc)) from None
-            given = domain.boxes.get(var.name)
-            if given is not None and (given[0] > -1 or given[1] < 1):
+            given, whole = domain.boxes.get(var.name), var.domain.entry_bounds()
+            if given is not None and (given[0] > whole[0] or given[1] < whole[1]):
                 raise BoundedDomainError(f"branch and bound ranges over the whole {kind} set of {var.name}: drop its --box")
             coords += [Coordinate(var.name, (i,), False, "chart") for i in range(atlas.parameters)]
             box += [UNIT] * atlas.parameters
@@ -89,8 +93,9 @@ def coordinates(check: Check, domain: Domain):
         if var.radius is not None:
             span = UNIT
         elif kind in ("simplex", "stochastic"):
-            lo, hi = domain.boxes.get(var.name) or (Fraction(0), Fraction(1))
-            span = (max(lo, Fraction(0)), min(hi, Fraction(1)))
+            whole = var.domain.entry_bounds()
+            lo, hi = domain.boxes.get(var.name) or whole
+            span = (max(lo, whole[0]), min(hi, whole[1]))
         else:
             span = domain.boxes.get(var.name)
             if span is None:
@@ -118,7 +123,7 @@ class BoxProblem:
         self.active = [w > 0 for w in self.widths]
         self.piece = [c.role == "piece" for c in self.coords]
         self.charts = {v.name: chart_atlas(v, v.concrete_shape(domain.dims)) for v in check.variables
-                       if _kind(v) in ("unit-vector", "orthogonal")}
+                       if _kind(v) in CHARTED}
 
     def data(self, ctx, values):
         """Variables from coordinate values (Jets, balls or exact rationals), in declaration order."""
@@ -142,8 +147,9 @@ class BoxProblem:
             arr = np.empty((1,) + shape, dtype=object)
             for idx in np.ndindex(*shape):
                 if _simplex_last(var, idx, shape):
-                    # the sum is exactly 1 by construction; the entry's sign is a hypothesis
-                    rest = 1
+                    # the sum is exactly the total by construction; the entry's sign is a hypothesis
+                    total = var.domain.total
+                    rest = int(total) if total.denominator == 1 else ctx.scalar(total)
                     for j in range(shape[-1] - 1):
                         rest = rest - arr[(0,) + idx[:-1] + (j,)]
                     arr[(0,) + idx] = rest
@@ -261,7 +267,7 @@ def built_in_texts(check: Check) -> set[str]:
     for var in check.variables:
         plain = dataclasses.replace(var, lower=None, upper=None, domain=None)
         out |= {h.text for h in _domain_hypotheses(plain)}
-        if _kind(var) in ("unit-vector", "orthogonal"):
+        if _kind(var) in CHARTED:
             out |= {h.text for h in var.domain.hypotheses(var)}  # every chart maps onto the set
         if _kind(var) in ("simplex", "stochastic", "derived"):
             # the sum of a row, or the defining equation: exact by construction; only the

@@ -58,6 +58,8 @@ def print_regression(console: Console, reg: Regression) -> None:
     notes = [o for o in reg.outcomes if not o.drift and o.detail]
     for o in notes:
         console.print(Text(f"note: {o.claim} part {o.part} [{o.reading}]: {o.detail}", style="yellow"))
+    for line in reg.strays:
+        console.print(Text(f"note: {line}", style="yellow"), soft_wrap=True)
     n = len(reg.outcomes)
     replayed = sum(len(o.replays) for o in reg.outcomes)
     searched = sum(o.result is not None for o in reg.outcomes)
@@ -106,6 +108,8 @@ def print_lock_rows(console: Console, rows: Iterable[LockRow], path) -> None:
             how = "stored: " + ", ".join(e.counterexamples)
         elif row.saved:
             how = f"found by the search, saved: {row.saved}"
+        elif row.save_error:
+            how = f"found by the search, NOT SAVED: {row.save_error}"
         else:
             s = row.result.stats
             how = f"{s.evaluations:,} evaluations" + (f"; {row.result.message}" if row.result.message else "")

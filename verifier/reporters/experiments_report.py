@@ -96,13 +96,15 @@ def print_rank_collapse(console: Console, result: RankCollapseResult) -> None:
                 table.add_row(variant, precision, *(fmt(v, 2) for v in result.curve(variant, precision, measure)))
         console.print(table)
 
-    floors = Table(title="Last-layer residual in units of the precision's unit roundoff (same ratio in both precisions: the arithmetic's floor)")
-    for column in ("variant", "precision", *MEASURES):
+    floors = Table(title="Last-layer residual in units of the precision's unit roundoff (a few, or exactly 0 where the rows "
+                         "became bitwise equal: the precision's floor either way; which one depends on the BLAS kernel)")
+    for column in ("variant", "precision", *MEASURES, "sequences with equal rows"):
         floors.add_column(column, justify="right")
     by_key = {(f.variant, f.precision, f.measure): f for f in result.floors}
     for variant in VARIANTS:
         for precision in config.precisions:
-            floors.add_row(variant, precision, *(fmt(by_key[variant, precision, m].in_roundoffs, 3) for m in MEASURES))
+            floors.add_row(variant, precision, *(fmt(by_key[variant, precision, m].in_roundoffs, 3) for m in MEASURES),
+                           f"{by_key[variant, precision, MEASURES[0]].equal_rows} of {config.batch}")
     console.print(floors)
 
     sweep = Table(title=f"Layer collapse at BERT's shape: {config.depth}-layer SAN with skips vs one-layer surrogates, "

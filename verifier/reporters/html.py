@@ -16,7 +16,8 @@ from html import escape
 from latex2mathml.converter import convert as latex_to_mathml
 
 from .latex import counterexample_math
-from .report_data import Item, Section, found_now, heading, item_label, kernel_status, replay_command, proof_suffix, search_command, search_summary, verdict_label
+from .safe_text import check_math, sanitise_mathml, unsafe_reason
+from .report_data import UNPINNED_NOTE, Item, replay_status, Section, found_now, heading, item_label, kernel_status, replay_command, proof_suffix, search_command, search_summary, verdict_label
 
 CSS = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 60em; padding: 0 1em; color: #222; }
@@ -87,11 +88,16 @@ def number(value) -> str:
 
 
 def math(latex: str) -> str:
-    """Display MathML for a LaTeX formula; the LaTeX source itself if the converter cannot read it."""
-    try:
-        return latex_to_mathml(latex, display="block")
-    except Exception:  # the converter raises a variety of its own errors on macros it lacks
-        return f"<pre>{escape(latex)}</pre>"
+    """Display MathML for a LaTeX formula, sanitised; its source, escaped, when it is outside the
+    subset a report typesets (with the reason) or the converter cannot read it."""
+    reason = unsafe_reason(latex)
+    if reason is None:
+        try:
+            return sanitise_mathml(latex_to_mathml(check_math(latex), display="block"))
+        except Exception:  # the converter raises a variety of its own errors on macros it lacks
+            pass
+    note = "" if reason is None else f'<p class="untypeset">LaTeX not typeset: {escape(reason)}.</p>'
+    return f"{note}<pre>{escape(latex)}</pre>"
 
 
 def _value(value) -> str:
@@ -132,18 +138,22 @@ def _item(item: Item, reg) -> str:
     if o.drift:
         out.append(f'<p class="drift"><strong>Drift from the lock</strong> (locked {escape(o.locked or "-")}): {escape(o.change)}. {escape(o.detail)}</p>')
     for path, r in zip(o.files, o.replays):
+        kernel = kernel_status(item, r.path)
+        coq = "" if kernel is None else f"<dt>Coq</dt><dd>{escape(kernel)}</dd>"
+        if path in o.unpinned:
+            out.append(f"<p>Counterexample <code>{escape(path)}</code> ({replay_status(r)}): {escape(UNPINNED_NOTE)}</p>"
+                       f"<dl><dt>replay</dt><dd><code>{escape(replay_command(path))}</code></dd>{coq}</dl>")
+            continue
         doc = r.loaded.document
         dims = ", ".join(f"{k} = {v}" for k, v in doc["dims"].items())
         cells = _cells(doc["vars"])
         out.append(f"<p>Counterexample ({escape(dims)}; {'shrunk; ' if doc.get('shrunk') else ''}"
                    f"certified by {escape(r.certificate.detail or r.certificate.method)}):</p><div class=\"cx\">{cells}</div>")
-        kernel = kernel_status(item, r.path)
         out.append("<dl>"
                    f"<dt>lhs <code>{escape(part.lhs_text)}</code></dt><dd>{number(r.lhs)}</dd>"
                    f"<dt>rhs <code>{escape(part.rhs_text)}</code></dt><dd>{number(r.rhs)}</dd>"
                    f"<dt>margin (rhs \u2212 lhs)</dt><dd>{number(r.margin)}</dd>"
-                   f"<dt>replay</dt><dd><code>{escape(replay_command(path))}</code></dd>"
-                   + ("" if kernel is None else f"<dt>Coq</dt><dd>{escape(kernel)}</dd>") + "</dl>")
+                   f"<dt>replay</dt><dd><code>{escape(replay_command(path))}</code></dd>{coq}</dl>")
         out.append(f"<details><summary>LaTeX</summary><pre>{escape(counterexample_math(r))}</pre></details>")
     if o.result is not None:
         out.append(f"<p>{escape(search_summary(item))}.</p>")

@@ -20,7 +20,7 @@ def _finite(x):
     return x if math.isfinite(x) else None
 
 
-def result_to_dict(r: CheckResult, saved: Mapping[tuple, str] | None = None) -> dict:
+def result_to_dict(r: CheckResult, saved: Mapping[tuple, str] | None = None, unsaved: Mapping[tuple, str] | None = None) -> dict:
     cx = r.counterexample
     counterexample = None
     if cx is not None:
@@ -36,6 +36,8 @@ def result_to_dict(r: CheckResult, saved: Mapping[tuple, str] | None = None) -> 
             "found_by": asdict(cx.found_by) if cx.found_by else None,
             "file": (saved or {}).get((r.claim, r.part, r.reading)),
         }
+        if (r.claim, r.part, r.reading) in (unsaved or {}):
+            counterexample["not_saved"] = unsaved[(r.claim, r.part, r.reading)]
     s = r.stats
     return {
         "claim": r.claim,
@@ -95,8 +97,8 @@ def proof_to_dict(p: ProofAttempt | None) -> dict | None:
     }
 
 
-def dumps_results(results: Iterable[CheckResult], saved=None) -> str:
-    return json.dumps([result_to_dict(r, saved) for r in results], indent=2, ensure_ascii=False)
+def dumps_results(results: Iterable[CheckResult], saved=None, unsaved=None) -> str:
+    return json.dumps([result_to_dict(r, saved, unsaved) for r in results], indent=2, ensure_ascii=False)
 
 
 def claim_to_dict(claim: Claim) -> dict:

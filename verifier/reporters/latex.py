@@ -15,7 +15,8 @@ import re
 import unicodedata
 
 from ..store import Replay
-from .report_data import Item, Section, found_now, greek, heading, item_label, kernel_status, replay_command, proof_suffix, search_command, search_summary, verdict_label
+from .safe_text import check_math, unsafe_reason
+from .report_data import UNPINNED_NOTE, Item, replay_status, Section, found_now, greek, heading, item_label, kernel_status, replay_command, proof_suffix, search_command, search_summary, verdict_label
 
 _SPECIAL = {"\\": r"\ensuremath{\backslash}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
             "~": r"\~{}", "^": r"\^{}",
@@ -36,6 +37,8 @@ _DIGIT_GROUP = 8  # a long number may break after every so many digits
 def _escape_char(ch: str) -> str:
     if ch in _SPECIAL:
         return _SPECIAL[ch]
+    if ord(ch) < 32 or ch == "\x7f":  # a line break or a control character: a blank line would end a paragraph mid-argument
+        return " "
     if ch in _GREEK_LETTERS:
         return rf"\ensuremath{{\{_GREEK_LETTERS[ch]}}}"
     if ord(ch) < 128:
@@ -201,7 +204,11 @@ def replay_snippet(r: Replay, in_document: bool = False, kernel: str | None = No
 
 
 def _statement_display(latex: str) -> str:
-    return rf"\fitdisplay{{{latex}}}"
+    """A claim's formula, typeset when it is within the whitelisted subset; else its source as text, with the reason."""
+    reason = unsafe_reason(latex)
+    if reason is None:
+        return rf"\fitdisplay{{{check_math(latex)}}}"
+    return rf"\emph{{LaTeX not typeset: {escape(reason)}.}} {tt(latex)}\par"
 
 
 def _item(item: Item, reg) -> list[str]:
@@ -215,7 +222,13 @@ def _item(item: Item, reg) -> list[str]:
         out.append(escape(item.check.part.statement) + r"\par")
     if o.drift:
         out.append(rf"\textbf{{Drift from the lock}} (locked {escape(o.locked or '-')}): {escape(o.change)}. {escape(o.detail)}\par")
-    for r in o.replays:
+    for path, r in zip(o.files, o.replays):
+        if path in o.unpinned:
+            kernel = kernel_status(item, r.path)
+            out += [rf"Counterexample {tt(path)} ({replay_status(r)}): {escape(UNPINNED_NOTE)}\par", r"\begin{itemize}",
+                    rf"  \item replay: {tt(replay_command(path))}", *([] if kernel is None else [rf"  \item Coq: {escape(kernel)}"]),
+                    r"\end{itemize}"]
+            continue
         out.append(replay_snippet(r, in_document=True, kernel=kernel_status(item, r.path)))
     if o.result is not None:
         out.append(escape(search_summary(item)) + r".\par")

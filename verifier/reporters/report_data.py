@@ -11,9 +11,9 @@ from typing import Iterable, Mapping
 
 from ..claims import Check, Claim
 from ..coq.runner import KERNEL_CHECKED, NOT_EXPORTED, REJECTED, KernelCheck
-from ..lock import Lock, LockEntry
+from ..lock import Lock, LockEntry, file_sha256
 from ..regression import Outcome, Regression
-from ..store import read_document
+from ..store import CounterexampleFileError, load, parse_exact
 from ..results import ProofAttempt, Verdict
 from .numbers import fmt
 from .proof_text import proof_phrase, proof_sentence
@@ -60,11 +60,21 @@ class SummaryRow:
     counterexample: dict | None
 
 
-def summary_rows(claims: Iterable[Claim], lock: Lock) -> list[SummaryRow]:
+#: said in a report in place of a listed file whose content is no longer what the lock pins
+UNPINNED_NOTE = "not the file the lock pins (edited since `verify lock`; `verify check` names the change), so its values are not shown"
+
+
+class UnpinnedEvidence(CounterexampleFileError):
+    """A file the lock lists whose bytes are not those the lock pinned: a report shows none of it."""
+
+
+def summary_rows(claims: Iterable[Claim], lock: Lock, find_claim) -> list[SummaryRow]:
     """Every locked check of ``claims`` in registry order, read from the lock and the files it cites.
 
     Nothing is searched or replayed: this is what the lock records (``verify check`` is what
-    shows that the files still certify it).
+    shows that the files still certify it).  A file is shown only when its sha256 is the one
+    the lock pins (else :class:`UnpinnedEvidence` names it) and it is a valid counterexample of
+    its check: the claim's variables and shapes, exact numbers for lhs and rhs.
     """
     by_key = lock.by_key()
     rows = []
@@ -73,10 +83,30 @@ def summary_rows(claims: Iterable[Claim], lock: Lock) -> list[SummaryRow]:
             entry = by_key.get(check.key)
             if entry is None:
                 continue
-            docs = [read_document(lock.root / name) for name in entry.counterexamples]
+            docs = [_pinned_document(lock, name, pinned, find_claim) for name, pinned in zip(entry.counterexamples, entry.sha256)]
             smallest = min(docs, key=lambda d: len(str(d["vars"])), default=None)
             rows.append(SummaryRow(claim, entry, smallest))
     return rows
+
+
+def _pinned_document(lock: Lock, name: str, pinned: str, find_claim) -> dict:
+    path = lock.file(name)
+    now = file_sha256(path)
+    if now != pinned:
+        raise UnpinnedEvidence(name, None, f"its sha256 is {now}, {lock.path} pins {pinned}: a report shows only the evidence "
+                                           "the lock pins; `verify check` shows the change, `verify lock` accepts it")
+    loaded = load(path, find_claim)
+    for field in ("lhs", "rhs"):
+        try:
+            parse_exact(loaded.document[field])
+        except ValueError as exc:
+            raise CounterexampleFileError(name, field, f"not an exact number ({exc})") from None
+    return loaded.document
+
+
+def replay_status(r) -> str:
+    """What replaying a stored file just showed, in two words."""
+    return "still refutes" if r.still_refutes else "NO LONGER REFUTES"
 
 
 def heading(claim: Claim) -> str:

@@ -68,8 +68,9 @@ def counterexample_lines(cx: Counterexample, check_texts=("lhs", "rhs"), relatio
         table.add_row(name, format_value(value))
     for name, value in cx.derived.items():
         table.add_row(Text(name, style="bold italic"), format_value(value))
-    table.add_row(f"lhs  {check_texts[0]}", cx.lhs)
-    table.add_row(f"rhs  {check_texts[1]}", cx.rhs)
+    # Text, not a markup string: a side's text is the author's (``\\sqrt[n]{x}`` would lose its ``[n]``)
+    table.add_row(Text(f"lhs  {check_texts[0]}"), cx.lhs)
+    table.add_row(Text(f"rhs  {check_texts[1]}"), cx.rhs)
     how = MARGIN_TEXT.get(relation, "rhs \u2212 lhs")
     table.add_row("margin", f"{cx.margin}  ({how}; < 0 is a violation)")
     return table
@@ -79,7 +80,8 @@ def _fmt(x, digits=6):
     return fmt(x, digits)
 
 
-def render_result(r: CheckResult, claim: Claim | None = None, saved: Mapping[tuple, str] | None = None) -> Panel:
+def render_result(r: CheckResult, claim: Claim | None = None, saved: Mapping[tuple, str] | None = None,
+                  unsaved: Mapping[tuple, str] | None = None) -> Panel:
     parts = []
     head = Text()
     head.append_text(verdict_text(r.verdict))
@@ -100,8 +102,11 @@ def render_result(r: CheckResult, claim: Claim | None = None, saved: Mapping[tup
         parts.append(Text(f"{how}{'; shrunk' if cx.shrunk else ''}; seed {r.seed}; values at {cx.dps} digits", style="dim"))
         parts.append(counterexample_lines(cx, texts, r.relation))
         path = (saved or {}).get((r.claim, r.part, r.reading))
+        why_not = (unsaved or {}).get((r.claim, r.part, r.reading))
         if path:
             parts.append(Text(f"saved: {path}\nreplay: verify replay {path}", style="cyan"))
+        elif why_not:
+            parts.append(Text(f"NOT SAVED: {why_not}", style="bold red"))
         else:
             parts.append(Text("keep it: add --save, then replay with `verify replay FILE`", style="dim"))
     elif r.verdict in (Verdict.SURVIVED, Verdict.INCONCLUSIVE):
@@ -136,7 +141,7 @@ def render_result(r: CheckResult, claim: Claim | None = None, saved: Mapping[tup
     return Panel(Group(*parts), title=Text(title), title_align="left", expand=True)
 
 
-def print_results(console: Console, claim: Claim | None, results: Iterable[CheckResult], saved=None) -> None:
+def print_results(console: Console, claim: Claim | None, results: Iterable[CheckResult], saved=None, unsaved=None) -> None:
     results = list(results)
     if claim is not None:
         header = Text()
@@ -147,7 +152,7 @@ def print_results(console: Console, claim: Claim | None, results: Iterable[Check
         if claim.notes:
             console.print(Text(f"notes: {claim.notes}", style="dim"))
     for r in results:
-        console.print(render_result(r, claim, saved))
+        console.print(render_result(r, claim, saved, unsaved))
 
 
 def print_claim(console: Console, claim: Claim) -> None:
@@ -180,7 +185,7 @@ def print_claim(console: Console, claim: Claim) -> None:
             dom.append(f"\u2264 {v.upper_text}")
         if v.domain is not None:
             dom.extend(h.text for h in v.domain.hypotheses(v))
-        table.add_row(Text(v.name + scope), " x ".join(v.shape) or "scalar", kind_text(v), ", ".join(dom) or "real")
+        table.add_row(Text(v.name + scope), v.shape_text or "scalar", kind_text(v), ", ".join(dom) or "real")
     console.print(table)
     console.print("dims: " + ", ".join(f"{d.name} in {d.lo}..{d.hi}" for d in claim.dims))
     for h in claim.hypotheses:

@@ -18,6 +18,11 @@ from ..store import write_atomic
 
 _SLUG = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 
+# this verifier's distribution on the package index (pyproject.toml's [project] name, which cannot
+# be read from the package itself; tests/cli/test_init.py checks the two agree): a new repository
+# pins exactly this tool, at this version
+DISTRIBUTION = "ml-claim-verifier"
+
 # template (under templates/) -> path in the new repository; "package" is the pack's folder
 _FILES = {
     "pyproject.toml.tmpl": "pyproject.toml",
@@ -65,7 +70,8 @@ def write_scaffold(root: Path, slug: str, force: bool = False) -> Scaffold:
     if root.exists() and any(root.iterdir()) and not force:
         raise ScaffoldError(f"{root} is not empty; choose an empty folder, or pass --force to write over the files of the scaffold")
     package = package_name(slug)
-    values = {"slug": slug, "package": package, "distribution": f"{slug}-claims", "verifier_version": __version__}
+    values = {"slug": slug, "package": package, "distribution": f"{slug}-claims",
+              "verifier_distribution": DISTRIBUTION, "verifier_version": __version__}
     templates = resources.files(__package__) / "templates"
     written = []
     for template, target in _FILES.items():
@@ -76,4 +82,4 @@ def write_scaffold(root: Path, slug: str, force: bool = False) -> Scaffold:
     return Scaffold(root=root, slug=slug, package=package, files=tuple(written))
 
 
-__all__ = ["Scaffold", "ScaffoldError", "check_slug", "package_name", "write_scaffold"]
+__all__ = ["DISTRIBUTION", "Scaffold", "ScaffoldError", "check_slug", "package_name", "write_scaffold"]

@@ -33,6 +33,7 @@ class Chunk:
     start: tuple | None = None  # (rel, point, dims) for target and deep chunks
     hint: tuple = ()  # dims where earlier rounds found the smallest margins
     rechecks: int | None = None  # certificates this chunk may spend on float suspects
+    rejected: frozenset = frozenset()  # float rows earlier rounds found a hypothesis rejects exactly
 
 
 @dataclass
@@ -51,12 +52,14 @@ class ChunkResult:
     near_ties: list = field(default_factory=list)  # (rel, float point, dims): for the coordinator to try
     elite_cells: list = field(default_factory=list)  # the basin cell of each of ``elites``
     tie_cells: list = field(default_factory=list)  # the basin cell of each of ``ties``
+    rejected: list = field(default_factory=list)  # float rows a hypothesis rejected exactly, new in this chunk
 
 
 def run_chunk_in(search: ChunkSearch, chunk: Chunk) -> ChunkResult:
     search.phase, search.chunk_index = chunk.phase, chunk.index
     if chunk.rechecks is not None:
         search.recheck_allowance = chunk.rechecks
+    search.rejected_exactly = set(chunk.rejected)
     rng = np.random.default_rng([search.config.seed, PHASES[chunk.phase], chunk.index])
     found = None
     try:
@@ -70,7 +73,7 @@ def run_chunk_in(search: ChunkSearch, chunk: Chunk) -> ChunkResult:
     return ChunkResult(search.evaluations, dict(search.stats), search.elites.entries, best, search.ratio_points,
                        search.near_misses.best(4), search.undecided, search.worst_rejected, found,
                        search.undefined_example, search.tight_detail, search.near_ties,
-                       search.elites.cells(), search.near_misses.cells(4))
+                       search.elites.cells(), search.near_misses.cells(4), sorted(search.rejected_exactly - chunk.rejected))
 
 
 def run_chunk(task) -> ChunkResult:

@@ -20,16 +20,13 @@ from typing import Iterator
 
 import numpy as np
 
-from ..certify import Certificate, decimal_string
 from ..claims import Check
-from ..contexts import ExactContext, MPContext, NotRational
-from ..domains import refuse_irrational_derived, variable_kinds
+from ..counterexample import exact_strings, make_counterexample  # noqa: F401 (the search package re-exports both)
 from ..executor import SerialExecutor, forks_safely, make_executor, registered_check
 from ..isolation import Outcome, forking_available, isolated_map
 from ..limits import capped_jobs
-from ..rational_points import try_near_tie
-from ..results import CheckResult, Counterexample, FoundBy, RunResult, SearchStats, Verdict
-from ..sampling import fractions_of
+from ..rational_points import refuse_irrational_derived, try_near_tie
+from ..results import CheckResult, FoundBy, RunResult, SearchStats, Verdict
 from ..shrink import Shrinker
 from .chunks import Chunk, ChunkResult, run_chunk
 from .config import Progress, SearchConfig, tune_allocator
@@ -53,6 +50,7 @@ class Coordinator(ChunkSearch):
         self.deep_starts: list = []
         self.pending_near_ties: list = []  # (rel, phase, float point, dims) from this round's chunks
         self.near_ties_tried: set = set()
+        self.rejected_exactly: frozenset = frozenset()  # float rows a hypothesis rejects exactly: never re-checked again
 
     def _run(self, chunks, near_ties_every=None):
         """Run chunks, merged in chunk order; near-ties are tried after every ``near_ties_every``
@@ -107,6 +105,7 @@ class Coordinator(ChunkSearch):
         self.tight_detail = self.tight_detail or res.tight_detail
         self.near_misses.merge([(rel, point, dict(dims)) for rel, point, dims in res.ties], res.tie_cells)
         self.pending_near_ties.extend((rel, phase, point, dims) for rel, point, dims in res.near_ties)
+        self.rejected_exactly = self.rejected_exactly.union(res.rejected)
         self.deep_starts = self.near_misses.best(self.config.deep_starts)
         if self.progress:
             self.progress(self.evaluations, self.config.budget)
@@ -124,14 +123,15 @@ class Coordinator(ChunkSearch):
             hint = tuple(self.elites.dims_hint(4))
             stop = min(index + cfg.round_chunks, n_chunks)
             self._run([Chunk("generate", k, max(min(cfg.batch, gen_budget - k * cfg.batch), 1), self.deadline, hint=hint,
-                             rechecks=self._generate_rechecks(k)) for k in range(index, stop)])
+                             rechecks=self._generate_rechecks(k), rejected=self.rejected_exactly) for k in range(index, stop)])
             index = stop
         starts = self.elites.starts(cfg.elites)
         if starts and not self.out_of_time():
             per = max((cfg.budget - self.evaluations) // len(starts), cfg.offspring)
             rechecks = max(cfg.max_rechecks // (2 * len(starts)), cfg.rechecks_per_batch)
             # a target chunk spends about as much as a generate round
-            self._run([Chunk("target", k, per, self.deadline, start=s, rechecks=rechecks) for k, s in enumerate(starts)],
+            self._run([Chunk("target", k, per, self.deadline, start=s, rechecks=rechecks, rejected=self.rejected_exactly)
+                       for k, s in enumerate(starts)],
                       near_ties_every=1)
         if cfg.deep and self.deep_starts and not self.out_of_time():
             self._run([Chunk("deep", k, 0, self.deadline, start=s) for k, s in enumerate(self.deep_starts)])
@@ -299,55 +299,6 @@ def _finish(check: Check, config: SearchConfig, search: ChunkSearch, found: Foun
     cx = make_counterexample(check, data, dims, cert, config.dps, seed=config.seed,
                              found_by=FoundBy(found.phase, found.evaluations, round(found.seconds, 4)), shrunk=shrunk)
     return cx, cert.method, note
-
-
-def make_counterexample(check: Check, data, dims, cert: Certificate, dps: int, seed=None, found_by=None, shrunk=False) -> Counterexample:
-    def show(exact, approx):
-        return decimal_string(exact if exact is not None else approx, dps)
-
-    return Counterexample(
-        claim=check.claim.id,
-        part=check.part.name,
-        reading=check.reading.name,
-        paper=check.claim.paper,
-        dims=dict(dims),
-        vars={name: exact_strings(arr) for name, arr in data.items()},
-        lhs=show(cert.exact_lhs, cert.lhs),
-        rhs=show(cert.exact_rhs, cert.rhs),
-        margin=show(cert.exact_margin, cert.margin),
-        dps=dps,
-        method=cert.method,
-        certificate=cert.detail,
-        seed=seed,
-        found_by=found_by,
-        shrunk=shrunk,
-        derived=derived_values(check, data, dims, dps),
-        kinds=variable_kinds(check.variables, dims),
-    )
-
-
-def derived_values(check: Check, data, dims, dps: int) -> dict:
-    """The part's ``show`` quantities at the counterexample: exact where rational, else at dps digits."""
-    out = {}
-    for name, fn in check.part.show:
-        exact = ExactContext()
-        try:
-            with exact.precision():
-                value = np.asarray(fn(exact, check.values(exact.convert(data), dims)), dtype=object)
-            out[name] = exact_strings(value)
-        except NotRational:
-            mp = MPContext(dps)
-            with mp.precision():
-                value = np.asarray(fn(mp, check.values(mp.convert(data), dims)), dtype=object)[0]
-            out[name] = np.vectorize(lambda x: decimal_string(x, dps), otypes=[object])(value).tolist() if np.ndim(value) else decimal_string(value, dps)
-    return out
-
-
-def exact_strings(arr):
-    fr = fractions_of(np.asarray(arr, dtype=object))[0]  # drop the batch axis
-    if np.ndim(fr) == 0:
-        return str(fr)
-    return np.vectorize(str, otypes=[object])(fr).tolist()
 
 
 def _stats(search: ChunkSearch, verify_ratio: bool = True) -> SearchStats:

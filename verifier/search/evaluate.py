@@ -78,6 +78,10 @@ class ChunkSearch:
         self.phase = "generate"
         self.chunk_index = 0
         self.irrational = False  # the claim left the rationals at one of this chunk's looks
+        # float rows whose exact point a hypothesis rejects: a structured pattern offers the same
+        # point again and again (a permutation matrix under a strict "not a permutation"), and
+        # each look would take a re-check that a real violation needs
+        self.rejected_exactly: set = set()
 
     # ------------------------------------------------------------------------------
     def elapsed(self) -> float:
@@ -138,7 +142,13 @@ class ChunkSearch:
         resolved = suspect & ~unresolved
         if resolved.any():
             idx = np.nonzero(resolved)[0]
-            for i, cert in self.recheck(data, dims, idx[np.argsort(rel[idx], kind="stable")], margin):
+            # worst first, but a suspect on a strict hypothesis's boundary in floats (a permutation
+            # matrix under "not a permutation") last: the certificate almost surely rejects it
+            on_strict_edge = np.zeros(n, dtype=bool)
+            for hyp, h in zip(self.check.hypotheses, hyps):
+                if hyp.strict:
+                    on_strict_edge |= h == 0
+            for i, cert in self.recheck(data, dims, idx[np.lexsort((rel[idx], on_strict_edge[idx]))], margin):
                 if cert.margin is None or cert.lhs is None:
                     continue
                 trusted[i] = True
@@ -334,7 +344,7 @@ class ChunkSearch:
 
     def recheck(self, data, dims, suspects, margin):
         """Certify the worst suspects; yield (index, certificate) for the ones that are not violations."""
-        for i in suspects[: self.config.rechecks_per_batch]:
+        for i in [i for i in suspects if _row_key(data, i) not in self.rejected_exactly][: self.config.rechecks_per_batch]:
             if self.stats["rechecked"] >= self.recheck_allowance:
                 return
             self.stats["rechecked"] += 1
@@ -343,6 +353,8 @@ class ChunkSearch:
             except ValueError:
                 continue
             cert = self.certifier.certify(self.check, exact, dims)
+            if cert.status == "hypothesis-fails":
+                self.rejected_exactly.add(_row_key(data, i))
             if cert.violated:
                 if _float_resolved(float(margin[i]), cert):
                     raise self.found(exact, dims, cert)
@@ -391,6 +403,8 @@ class ChunkSearch:
         for i in candidates:
             if self.deep_left <= 0:
                 return
+            if _row_key(data, i) in self.rejected_exactly:
+                continue
             self.deep_left -= 1
             try:
                 exact = exactify(self.check, data, int(i), dims)
@@ -405,6 +419,7 @@ class ChunkSearch:
             cert = self.deep_verdict(exact, dims, mp_rel, phase="deep", violated=_exact_violation(self.check, ev, ctx))
             self.stats["rejected_by_recheck"] += 1
             if cert is not None and cert.status == "hypothesis-fails":
+                self.rejected_exactly.add(_row_key(data, i))
                 continue
             if cert is not None:
                 # dps digits lost to cancellation; what the certificate proved stands
@@ -614,6 +629,11 @@ def _exact_violation(check, ev, ctx):
 def _tie(rel, ctx, dps) -> bool:
     """Equal to the precision of the evaluation: exactly zero, or zero to dps digits."""
     return rel == 0 if ctx is EXACT else abs(rel) <= 10.0 ** (5 - dps)
+
+
+def _row_key(data, i):
+    """A float row's identity: its bytes, variable by variable."""
+    return tuple(np.asarray(data[k][i]).tobytes() for k in sorted(data))
 
 
 def _relative(margin, scale):

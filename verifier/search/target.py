@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..sampling import batch_fastest
+from .cmaes_calls import cma_class, quiet
 
 
 def run_target_chunk(search, chunk, rng) -> None:
@@ -96,8 +97,7 @@ def run_cmaes_chunk(search, chunk, rng) -> None:
 
 
 def _cmaes_with_restarts(search, chunk, rng) -> None:
-    from cmaes import CMA
-
+    CMA = cma_class()
     _, point, dims = chunk.start
     names = list(point)
     shapes = {n: np.shape(point[n])[1:] for n in names}
@@ -111,11 +111,13 @@ def _cmaes_with_restarts(search, chunk, rng) -> None:
         scale = np.abs(x0) + 0.1 * (np.mean(np.abs(x0)) + 1e-12)
         seed = int(rng.integers(2**31))
         try:
-            opt = CMA(mean=np.zeros(len(x0)), sigma=0.3, population_size=max(popsize, 2), seed=seed)
+            with quiet():
+                opt = CMA(mean=np.zeros(len(x0)), sigma=0.3, population_size=max(popsize, 2), seed=seed)
         except ValueError:  # one coordinate: cmaes needs two
             return run_es_chunk(search, chunk, rng)
-        while search.evaluations < chunk.size and not search.out_of_time() and not opt.should_stop():
-            zs = _ask_population(opt)
+        while search.evaluations < chunk.size and not search.out_of_time() and not _should_stop(opt):
+            with quiet():
+                zs = _ask_population(opt)
             flat = x0 + zs * scale
             cand, at = {}, 0
             for n, size in zip(names, sizes):
@@ -125,12 +127,18 @@ def _cmaes_with_restarts(search, chunk, rng) -> None:
             keys = np.asarray(search.evaluate(cand, dims), dtype=float)
             finite = np.isfinite(keys)
             worst = (np.max(keys[finite]) if finite.any() else 0.0) + 1.0
-            opt.tell(list(zip(zs, np.where(finite, keys, worst))))
+            with quiet():
+                opt.tell(list(zip(zs, np.where(finite, keys, worst))))
         popsize = min(2 * popsize, 16 * search.config.offspring)
         fresh = batch_fastest(search.sampler.project(search.sampler.sample(dims, rng, popsize), dims))
         keys = search.evaluate(fresh, dims)
         j = int(np.argmin(keys))
         start = {n: a[j : j + 1].copy() for n, a in fresh.items()}
+
+
+def _should_stop(opt) -> bool:
+    with quiet():  # an infinite condition number (a zero eigenvalue) is a reason to stop, not a warning
+        return opt.should_stop()
 
 
 def _ask_population(opt) -> np.ndarray:

@@ -1,0 +1,28 @@
+"""The one error of the front end: bad input, with the place it points at."""
+
+from __future__ import annotations
+
+
+class ExpressionError(ValueError):
+    """A statement, ``--var``, ``--dim`` or ``--where`` the front end cannot read.
+
+    ``source`` names the input (``statement``, ``--where 'a + b = 3'``), ``column`` is 1-based
+    (None when the problem has no single place); ``str()`` is one line that quotes the input
+    with the place marked, so a user sees what to fix without a traceback.
+    """
+
+    def __init__(self, message: str, text: str = "", column: int | None = None, source: str = "statement"):
+        self.message, self.text, self.column, self.source = message, text, column, source
+        super().__init__(self._line())
+
+    def _line(self) -> str:
+        if self.column is None or not self.text:
+            quoted = self.text and self.source == "statement"  # an option's source already quotes its text
+            return f"{self.source}: {self.message}" + (f": {self.text}" if quoted else "")
+        i = max(0, min(len(self.text), self.column - 1))
+        marked = f"{self.text[:i]}\u25b6{self.text[i:]}"  # a marker before the offending character
+        return f"{self.source}, column {self.column}: {self.message}: {marked}"
+
+    def located(self, text: str, source: str) -> "ExpressionError":
+        """The same error, naming the input it came from (a bound inside ``--var`` is parsed alone)."""
+        return ExpressionError(self.message, text, None, source) if not self.text else ExpressionError(self.message, self.text, self.column, source)

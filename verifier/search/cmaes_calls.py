@@ -1,0 +1,50 @@
+"""How the search reaches the ``cmaes`` library: its CMA class, imported without scipy.stats, and
+numpy's floating-point warnings kept inside the library's own arithmetic.
+
+The target phase owns the numerics it calls.  CMA-ES on a collapsing covariance divides by a
+zero eigenvalue in its own stopping test (the condition number is infinite, so it stops, as it
+should) and numpy prints ``RuntimeWarning: divide by zero`` to the user's terminal; every call
+into the library runs under ``quiet()``, a scoped ``np.errstate`` (thread-local, restored on
+exit), never a process-wide warnings filter.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+import numpy as np
+
+_IMPORT_LOCK = threading.Lock()
+
+
+def quiet():
+    """The floating-point error state for a call into cmaes: none of its divisions warns."""
+    return np.errstate(all="ignore")
+
+
+def cma_class():
+    """``cmaes.CMA``, importing the package without scipy.stats when nothing has imported it yet.
+
+    ``import cmaes`` imports every optimiser the package ships; two of them (CMA-ES with margin,
+    ``CMAwM`` and ``CatCMAwM``) take ``chi2.ppf`` and ``norm.cdf`` from scipy.stats when it
+    imports, and cmaes's own ``_stats`` when it does not.  scipy.stats costs 0.6-0.9 s per process
+    (``python -X importtime``; the verifier needs only scipy.special, already loaded) and we use
+    ``CMA`` alone, which touches neither function.  So scipy.stats is marked unimportable for the
+    duration of this one import, the package takes its documented fallback, and the mark is
+    removed at once: a later ``import scipy.stats`` anywhere works as usual.
+    """
+    if "cmaes" not in sys.modules and "scipy.stats" not in sys.modules:
+        with _IMPORT_LOCK:
+            if "cmaes" not in sys.modules and "scipy.stats" not in sys.modules:
+                sys.modules["scipy.stats"] = None  # makes `from scipy import stats` raise ImportError
+                try:
+                    import cmaes  # noqa: F401
+                finally:
+                    del sys.modules["scipy.stats"]
+    from cmaes import CMA
+
+    return CMA
+
+
+__all__ = ["cma_class", "quiet"]
