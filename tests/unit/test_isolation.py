@@ -1,5 +1,6 @@
 """The isolation mechanism: work in forked workers comes back as data, however it ends."""
 
+import faulthandler
 import os
 import signal
 import sys
@@ -35,6 +36,7 @@ def behave(kind, send):
             except BaseException:
                 pass
     if kind == "segfault":
+        faulthandler.disable()  # pytest's handler would print this worker's stack on the way down
         os.kill(os.getpid(), signal.SIGSEGV)
     if kind == "unpicklable":
         return lambda: None
