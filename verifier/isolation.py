@@ -268,7 +268,7 @@ def stdout_to_stderr() -> Iterator[None]:
 
 
 # ---------------------------------------------------------------------------- workers
-_TASK = struct.Struct(">qd")  # (index, deadline); index -1: stop
+_TASK = struct.Struct(">qd")  # (index, seconds it may take from its start, or -1: no limit); index -1: stop
 _FRAME = struct.Struct(">I")  # length of the pickle that follows
 _STOP = -1
 
@@ -336,11 +336,11 @@ def _worker_main(fn: Callable, items: Sequence, tasks: int, results: int) -> Non
         header = _read_exact(tasks, _TASK.size)
         if not header:
             return
-        index, deadline = _TASK.unpack(header)
+        index, seconds = _TASK.unpack(header)
         if index == _STOP:
             return
         try:
-            with time_box(deadline):
+            with time_box(None if seconds < 0 else time.monotonic() + seconds):
                 frame = ("returned", fn(items[index], send))
         except BaseException as exc:  # the author's code may raise anything, SystemExit included
             where = exc.where if isinstance(exc, TimeLimitExceeded) else authors_frame(exc.__traceback__)
@@ -356,6 +356,9 @@ def _worker_main(fn: Callable, items: Sequence, tasks: int, results: int) -> Non
 
 
 class _Worker:
+    """A forked worker as the parent sees it: its pipes, and the tasks handed to it in order
+    (the first is running; one more waits in its pipe, so it never waits for the parent)."""
+
     def __init__(self, fn: Callable, items: Sequence, inherited: Sequence[int], quiet: bool = False):
         task_r, task_w = os.pipe()
         result_r, result_w = os.pipe()
@@ -382,20 +385,45 @@ class _Worker:
         os.set_blocking(result_r, False)
         self.pid, self.tasks, self.results = pid, task_w, result_r
         self.buffer = bytearray()
-        self.index: int | None = None
+        self.queue: deque[tuple[int, float | None]] = deque()  # (index, limit), the running task first
         self.started = self.deadline = 0.0
-        self.limit: float | None = None
         self.alive = True
+        self.alive_for_tasks = True
 
     @property
     def fds(self) -> tuple[int, int]:
         return (self.tasks, self.results)
 
-    def assign(self, index: int, limit: float | None) -> None:
-        self.index, self.limit = index, limit
+    @property
+    def index(self) -> int | None:
+        return self.queue[0][0] if self.queue else None
+
+    @property
+    def limit(self) -> float | None:
+        return self.queue[0][1] if self.queue else None
+
+    def assign(self, index: int, limit: float | None) -> bool:
+        """Hand a task over; False if the worker has already gone (its end is read soon)."""
+        try:
+            os.write(self.tasks, _TASK.pack(index, -1.0 if limit is None else limit))
+        except OSError:  # BrokenPipeError: it ended after its last answer, before we heard of it
+            self.alive_for_tasks = False
+            return False
+        self.queue.append((index, limit))
+        if len(self.queue) == 1:
+            self._started_now()
+        return True
+
+    def _started_now(self) -> None:
+        # the worker starts a waiting task as soon as it sent the one before: a little earlier
+        # than this, so the parent's deadline is a little later than the worker's own
         self.started = time.monotonic()
-        self.deadline = math.inf if limit is None else self.started + limit
-        os.write(self.tasks, _TASK.pack(index, self.deadline))
+        self.deadline = math.inf if self.limit is None else self.started + self.limit
+
+    def done_with_running(self) -> None:
+        self.queue.popleft()
+        if self.queue:
+            self._started_now()
 
     def frames(self) -> tuple[list, bool]:
         """The complete frames readable now, and whether the pipe reached its end."""
@@ -460,9 +488,10 @@ def isolated_map(fn: Callable[[Any, Callable], Any], items: Sequence, jobs: int 
     item, in item order, each as soon as it and those before it are there.
 
     ``limit(item)``: the seconds the item may take from when a worker starts it (None: no
-    limit), read at that moment.  ``send(message)`` in the worker calls ``on_message(index,
-    message)`` here.  ``quiet``: what the workers print is dropped.  A worker whose task raised, ended or was killed is replaced; workers
-    are killed when the consumer stops early or the parent is interrupted.
+    limit), read when it is handed to a worker.  ``send(message)`` in the worker calls
+    ``on_message(index, message)`` here.  ``quiet``: what the workers print is dropped.  A
+    worker whose task raised, ended or was killed is replaced (the task waiting behind it goes
+    to another); workers are killed when the consumer stops early or the parent is interrupted.
     """
     items = list(items)
     pending = deque(range(len(items)))
@@ -475,6 +504,7 @@ def isolated_map(fn: Callable[[Any, Callable], Any], items: Sequence, jobs: int 
         inherited = [fd for w in workers for fd in w.fds]
         w = _Worker(fn, items, inherited, quiet)
         workers.append(w)
+        selector.register(w.results, selectors.EVENT_READ, w)
         return w
 
     def retire(w: _Worker, outcome: Outcome | None, kill: bool) -> None:
@@ -482,20 +512,35 @@ def isolated_map(fn: Callable[[Any, Callable], Any], items: Sequence, jobs: int 
             selector.unregister(w.results)
         status = w.stop(kill)
         workers.remove(w)
-        if w.index is not None:
+        if w.queue:
             done[w.index] = outcome if outcome is not None else w.outcome_of_death(status)
-            w.index = None
+            w.queue.popleft()
+            pending.extendleft(reversed([i for i, _ in w.queue]))  # never started: another worker takes them
+            w.queue.clear()
 
     def finish(w: _Worker, frame) -> None:
         seconds = time.monotonic() - w.started
         if frame[0] == "returned":
             done[w.index] = Outcome("returned", value=frame[1], seconds=seconds, limit=w.limit)
-            w.index = None
-            with contextlib.suppress(KeyError, ValueError):
-                selector.unregister(w.results)
+            w.done_with_running()
         else:
             _, exception, detail, where = frame
             retire(w, Outcome("raised", exception=exception, detail=detail, where=where, seconds=seconds, limit=w.limit), kill=False)
+
+    def hand_out() -> None:
+        """Idle workers first (forking up to ``jobs``), then one waiting task per busy worker."""
+        for w in [w for w in workers if not w.queue and not w.alive_for_tasks]:
+            retire(w, None, kill=True)  # gone while idle (killed from outside): a fresh one takes its place
+        for depth in (0, 1):
+            while pending:
+                w = next((w for w in workers if len(w.queue) == depth and w.alive_for_tasks), None)
+                if w is None and depth == 0 and len(workers) < jobs:
+                    w = spawn()
+                if w is None:
+                    break
+                i = pending.popleft()
+                if not w.assign(i, limit(items[i]) if limit else None):
+                    pending.appendleft(i)
 
     next_out = 0
     completed = False
@@ -505,24 +550,17 @@ def isolated_map(fn: Callable[[Any, Callable], Any], items: Sequence, jobs: int 
                 yield done.pop(next_out)
                 next_out += 1
                 continue
-            while pending:
-                idle = next((w for w in workers if w.index is None), None)
-                if idle is None and len(workers) >= jobs:
-                    break
-                w = idle or spawn()
-                i = pending.popleft()
-                w.assign(i, limit(items[i]) if limit else None)
-                selector.register(w.results, selectors.EVENT_READ, w)
-            busy = [w for w in workers if w.index is not None]
+            hand_out()
+            busy = [w for w in workers if w.queue]
             if not busy:  # every task is assigned or done, and none is running: cannot happen
                 raise RuntimeError(f"isolated_map: task {next_out} is neither pending, running nor done")
-            wake = min((w.deadline + KILL_AFTER for w in busy), default=math.inf)
+            wake = min(w.deadline + KILL_AFTER for w in busy)
             timeout = None if wake == math.inf else max(wake - time.monotonic(), 0.0)
             for key, _ in selector.select(timeout):
                 w = key.data
                 frames, ended = w.frames()
                 for frame in frames:
-                    if w.index is None:
+                    if not w.queue or w not in workers:
                         break
                     if frame[0] == "message":
                         if on_message is not None:
@@ -532,7 +570,7 @@ def isolated_map(fn: Callable[[Any, Callable], Any], items: Sequence, jobs: int 
                 if ended and w in workers:
                     retire(w, None, kill=False)
             now = time.monotonic()
-            for w in [w for w in workers if w.index is not None and now > w.deadline + KILL_AFTER]:
+            for w in [w for w in workers if w.queue and now > w.deadline + KILL_AFTER]:
                 retire(w, Outcome("timed out", seconds=now - w.started, limit=w.limit), kill=True)
         completed = True
     finally:
