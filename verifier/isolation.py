@@ -8,8 +8,9 @@ runs in a forked worker process under a deadline, and comes back as data
 exit status, the signal that killed it, the deadline that passed).  The run goes on.
 
 Cost.  A fork and an exit of this process cost 5-20 ms on a loaded machine, more than many
-checks take, so workers are forked once and take task after task; a worker is replaced only
-after a task that did not return normally.  Tasks reach a worker by fork, never by pickle
+checks take, so workers are forked once and take task after task (each holds the next one in
+its pipe, so it never waits for the parent); a worker is replaced only after a task that did
+not return normally.  Tasks reach a worker by fork, never by pickle
 (claims hold lambdas): a task is an index into the list the workers were forked with, and
 only results and messages travel back, pickled, through a pipe.
 
