@@ -155,9 +155,22 @@ class Hypothesis:
 
 Interval = tuple[Fraction, Fraction]
 
+class _DefaultBox(tuple):
+    """The default box of a proof domain: a variable's own bounds, where it states both, replace it."""
+
+
 #: the box of every free variable when a proof domain names none: small enough for a branch
 #: and bound to decide in seconds, wide enough to hold the integer counterexamples of the pack
-DEFAULT_PROOF_BOX = ("-2", "2")
+DEFAULT_PROOF_BOX = _DefaultBox(("-2", "2"))
+
+#: the size a proof gives a dimension its domain does not fix: at size 1 a sum has one term
+#: and a claim like sum_i exp(x_i) >= n exp(mean x) compares a function with itself
+NON_DEGENERATE_SIZE = 2
+
+
+def non_degenerate_size(dim: "Dim") -> int:
+    """The smallest size of ``dim`` at which the claim is not degenerate: 2 where its range allows."""
+    return min(max(dim.lo, NON_DEGENERATE_SIZE), dim.hi)
 
 
 @dataclass(frozen=True)
@@ -165,11 +178,14 @@ class ProofDomain:
     """Where ``verify all`` and ``verify lemma`` try to prove a check that survived the search.
 
     A proof holds on a bounded domain at fixed dimensions only, so the claim states it:
-    ``dims`` fixes sizes by name (a dimension not named takes the smallest size the check
-    allows), ``box`` is ``(lo, hi)`` for every entry of every free variable (``None``: every
+    ``dims`` fixes sizes by name (a dimension not named takes the smallest size at which the
+    claim is not degenerate: 2 where its range allows, since at size 1 a sum or a max has one
+    term), ``box`` is ``(lo, hi)`` for every entry of every free variable (``None``: every
     real value, which only the SMT method can decide), and ``boxes`` gives one variable its
-    own interval.  A variable's own bounds still apply (``eps >= 0``
-    with box ``(-2, 2)`` is proved on ``[0, 2]``); variables built by a relation
+    own interval.  A variable's own bounds still apply (``eps >= 0`` with box ``(-2, 2)`` is
+    proved on ``[0, 2]``); without a ``box``, a variable that states both bounds is proved on
+    them (``x`` in ``[0, 4]`` on ``[0, 4]``, not on the default box cut to ``[0, 2]``);
+    variables built by a relation
     (``||B - A|| <= eps``) range over everything it allows.  Bounds are exact: ``"0.01"``,
     ``"1/3"``, ints, or a float by its shortest repr.  ``max_boxes`` is the branch-and-bound
     work this check's proof gets (default: ``--prove-boxes``): boxes cost very different
@@ -189,15 +205,21 @@ class ProofDomain:
                 raise ClaimDefinitionError(f"ProofDomain: dimension {name} = {size!r} must be a positive int")
         object.__setattr__(self, "dims", dims)
         if self.box is not None:
-            object.__setattr__(self, "box", _interval("box", self.box))
+            box = _interval("box", self.box)
+            object.__setattr__(self, "box", _DefaultBox(box) if isinstance(self.box, _DefaultBox) else box)
         boxes = {name: _interval(f"boxes[{name!r}]", b) for name, b in dict(self.boxes).items()}
         object.__setattr__(self, "boxes", boxes)
         if self.max_boxes is not None and (isinstance(self.max_boxes, bool) or not isinstance(self.max_boxes, int) or self.max_boxes < 1):
             raise ClaimDefinitionError(f"ProofDomain: max_boxes = {self.max_boxes!r} must be a positive int (or None: --prove-boxes)")
 
     def sizes(self, dims: tuple["Dim", ...]) -> dict[str, int]:
-        """Every dimension of a check: the stated size, else the smallest the check allows."""
-        return {d.name: self.dims.get(d.name, d.lo) for d in dims}
+        """Every dimension of a check: the stated size, else the smallest non-degenerate one."""
+        return {d.name: self.dims.get(d.name, non_degenerate_size(d)) for d in dims}
+
+    @property
+    def box_stated(self) -> bool:
+        """False for the default box, which a variable's own two bounds replace."""
+        return not isinstance(self.box, _DefaultBox)
 
 
 def _interval(what: str, bounds) -> Interval:
@@ -313,8 +335,9 @@ class Claim:
     #: definition whose object is not unique, "surrogate-fails" for a named witness of an
     #: existential theorem (a failing witness does not refute the theorem).
     refuted_verdict: str = "refuted"
-    #: where a surviving check is proved (:class:`ProofDomain`); None: the smallest dims the
-    #: check allows and :data:`DEFAULT_PROOF_BOX`.  A part or reading may state its own.
+    #: where a surviving check is proved (:class:`ProofDomain`); None: the smallest dims at which
+    #: the check is not degenerate, each variable's own bounds, else :data:`DEFAULT_PROOF_BOX`.
+    #: A part or reading may state its own.
     prove_on: ProofDomain | None = None
 
     def __post_init__(self):

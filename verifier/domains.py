@@ -310,9 +310,10 @@ class EuclideanSphere(Domain):
             if reason:
                 terms = " + ".join(f"x_{i + 1}^2" for i in range(n))
                 fine = next(m for m in range(n + 1, 5) if sphere_rational_point(m, self.radius_squared) is not None)
+                sizes = f"sizes {var.shape[0]} >= {fine}" if isinstance(var.shape[0], str) else f"a size of at least {fine}"
                 raise ClaimDefinitionError(
                     f"Sphere {var.name}: {terms} = {self.radius_squared} has no rational point ({reason}), so no point of it "
-                    f"can be certified exactly: choose another radius_squared, or sizes {var.shape[0]} >= {fine}")
+                    f"can be certified exactly: choose another radius_squared, or {sizes}")
 
     def onto_set(self, x):
         out = sphere_normalise(np.where(np.isfinite(x), x, 0.0), "2")

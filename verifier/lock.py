@@ -72,6 +72,8 @@ class LockedProof:
     spec: Mapping[str, Any] = field(default_factory=dict)  # {"dims", "boxes", "relations"}
     method: str = ""
     volume_percent: float | None = None
+    also: tuple[str, ...] = ()  # larger sizes also proved ("n = 3")
+    identical_sides: bool = False  # proved only because both sides are the same function there
 
 
 @dataclass(frozen=True)
@@ -148,6 +150,10 @@ def _proof_document(p: LockedProof) -> dict:
         doc["method"] = p.method
     if p.volume_percent is not None and p.status != ProofStatus.PROVED.value:
         doc["volume_percent"] = p.volume_percent
+    if p.also:
+        doc["also_on"] = list(p.also)
+    if p.identical_sides:
+        doc["identical_sides"] = True
     return doc
 
 
@@ -155,7 +161,7 @@ def locked_proof(p: ProofAttempt | None) -> LockedProof | None:
     """What the lock keeps of a proof attempt (not its time: that varies from run to run)."""
     if p is None:
         return None
-    return LockedProof(p.status.value, p.domain, dict(p.spec), p.method, p.volume_percent)
+    return LockedProof(p.status.value, p.domain, dict(p.spec), p.method, p.volume_percent, tuple(p.also), p.identical_sides)
 
 
 def dumps(lock: Lock) -> str:
@@ -346,7 +352,13 @@ def _proof(path, where, p) -> LockedProof:
         raise LockFileError(path, f"{where}.volume_percent", f"must be a percentage from 0 to 100, got {volume!r}")
     if p["status"] == ProofStatus.PROVED.value:
         volume = 100.0
-    return LockedProof(p["status"], p.get("on", ""), domain, p.get("method", ""), None if volume is None else float(volume))
+    also = p.get("also_on", [])
+    if not isinstance(also, list) or not all(isinstance(x, str) for x in also):
+        raise LockFileError(path, f"{where}.also_on", "must be a list of strings (the larger sizes also proved)")
+    identical = p.get("identical_sides", False)
+    if not isinstance(identical, bool):
+        raise LockFileError(path, f"{where}.identical_sides", "must be true or false")
+    return LockedProof(p["status"], p.get("on", ""), domain, p.get("method", ""), None if volume is None else float(volume), tuple(also), identical)
 
 
 __all__ = ["LOCK_NAME", "Lock", "LockEntry", "LockFileError", "LockedProof", "LockedSearch", "locked_proof", "dumps", "file_sha256", "listed_path_problem", "merged", "project_root", "read", "relative_to_lock", "restricted", "write"]

@@ -29,10 +29,13 @@ from .limits import MAX_PROVE_BOXES, LimitError, capped_jobs, check_int
 from .executor import forks_safely, make_executor, registered_check
 from .isolation import Outcome, forking_available, isolated_map
 from .prove import BoundedDomainError, DomainError, MethodError, make_domain, prove
+from .prove.identity import degenerate
 from .results import CheckResult, ProofAttempt, ProofStatus, RunResult, Verdict
 
 #: below this many seconds left of the total cap an attempt is not started: it could decide nothing
 MIN_ATTEMPT_SECONDS = 0.5
+#: after a proof on the claim's sizes, this many larger sizes are tried in the same attempt's time
+LARGER_SIZES = 2
 
 
 @dataclass(frozen=True)
@@ -109,12 +112,64 @@ def attempt(check: Check, budget: ProofBudget, deadline: float | None = None, sh
     r, d = proof.result, proof.details
     common = dict(domain=where, spec=spec, method=d.method, seconds=time.monotonic() - start, time_limit=left)
     if r.verdict is Verdict.PROVED:
-        return ProofAttempt(ProofStatus.PROVED, volume_percent=100.0, **common), None
+        also = also_proved(check, budget, start + left)
+        common["seconds"] = time.monotonic() - start
+        return ProofAttempt(ProofStatus.PROVED, volume_percent=100.0, also=also, message=r.message,  # an identity's rewriting
+                            identical_sides=d.method == "identity" and degenerate(check, domain, grown_domain(check, domain)), **common), None
     if r.counterexample is not None:
         return ProofAttempt(ProofStatus.REFUTED, message=r.counterexample.certificate, **common), r
     if r.verdict is Verdict.ERROR:
         return ProofAttempt(ProofStatus.ERROR, message=r.message, **common), None
     return ProofAttempt(ProofStatus.INCONCLUSIVE, volume_percent=volume_percent(d.volume_proved), message=r.message, **common), None
+
+
+def larger_domains(check: Check) -> list[tuple[str, object]]:
+    """(sizes as text, domain) for up to LARGER_SIZES larger sizes: every dimension the claim's
+    proof domain does not fix one larger each time, within its range."""
+    declared = check.proof_domain
+    free = [d for d in check.dims if d.name not in declared.dims]
+    sizes = declared.sizes(check.dims)
+    out = []
+    for step in range(1, LARGER_SIZES + 1):
+        bigger = dict(sizes, **{d.name: min(sizes[d.name] + step, d.hi) for d in free})
+        if out and bigger == out[-1][2] or bigger == sizes:
+            break
+        try:
+            domain = make_domain(check, bigger, declared.box, declared.boxes, own_bounds=not declared.box_stated)
+        except DomainError:
+            break
+        out.append((", ".join(f"{d.name} = {bigger[d.name]}" for d in free), domain, bigger))
+    return [(text, domain) for text, domain, _ in out]
+
+
+def grown_domain(check: Check, domain):
+    """The domain with every dimension one larger where its range allows (None: none can grow)."""
+    sizes = {d.name: min(domain.dims[d.name] + 1, d.hi) for d in check.dims}
+    if sizes == dict(domain.dims):
+        return None
+    declared = check.proof_domain
+    try:
+        return make_domain(check, sizes, declared.box, declared.boxes, own_bounds=not declared.box_stated)
+    except DomainError:
+        return None
+
+
+def also_proved(check: Check, budget: ProofBudget, deadline: float) -> tuple[str, ...]:
+    """The larger sizes proved after a proof at the claim's own sizes, in order, before the
+    first that is not (or the attempt's time runs out): where budget allows, a proof says how far it goes."""
+    out = []
+    for text, domain in larger_domains(check):
+        left = deadline - time.monotonic()
+        if left < MIN_ATTEMPT_SECONDS:
+            break
+        try:
+            proof = prove(check, domain, "auto", left, budget.dps, max_boxes=box_budget(check, budget))
+        except (MethodError, BoundedDomainError):
+            break
+        if proof.result.verdict is not Verdict.PROVED:
+            break
+        out.append(text)
+    return tuple(out)
 
 
 def box_budget(check: Check, budget: ProofBudget) -> int | None:
@@ -142,7 +197,7 @@ def as_locked(check: Check, status: str, method: str, volume_percent: float | No
 def domain_of(check: Check):
     """The prover's domain for the one the claim states."""
     declared = check.proof_domain
-    return make_domain(check, declared.sizes(check.dims), declared.box, declared.boxes)
+    return make_domain(check, declared.sizes(check.dims), declared.box, declared.boxes, own_bounds=not declared.box_stated)
 
 
 def with_proof(result: CheckResult, proof: ProofAttempt, refuting: CheckResult | None) -> CheckResult:
@@ -237,5 +292,5 @@ def prove_survivors(checks: Iterable[Check], run: RunResult, budget: ProofBudget
     return RunResult(tuple(results))
 
 
-__all__ = ["MIN_ATTEMPT_SECONDS", "NO_PROOFS", "ProofBudget", "attempt", "as_locked", "domain_of", "failed_attempt", "prove_all", "prove_survivors", "volume_percent",
-           "wants_proof", "with_proof"]
+__all__ = ["LARGER_SIZES", "MIN_ATTEMPT_SECONDS", "NO_PROOFS", "ProofBudget", "also_proved", "attempt", "as_locked", "domain_of", "failed_attempt",
+           "larger_domains", "prove_all", "prove_survivors", "volume_percent", "wants_proof", "with_proof"]

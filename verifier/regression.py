@@ -220,6 +220,9 @@ def compare_proof(entry: LockEntry, result: CheckResult, detail: str = "") -> tu
         return PROOF_LOST, f"on {now.domain}: now {now.status}{share} within {result.proof.time_limit:g} s{why}"
     if now.status == proved and locked.status != proved:
         notes.append(f"the proof now goes through on {now.domain} (locked {locked.status}); `verify lock` records it")
+    if now.status == proved and locked.status == proved and now.also != locked.also:
+        # the larger sizes are tried in the time a proof leaves over: a note, not drift
+        notes.append(f"also proved at {', '.join(now.also) or 'no larger size'} now (locked: {', '.join(locked.also) or 'none'})")
     return "", "; ".join(notes)
 
 

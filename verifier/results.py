@@ -103,6 +103,12 @@ class ProofAttempt:
     seconds: float = 0.0
     time_limit: float = 0.0
     message: str = ""
+    #: larger sizes also proved within the attempt's budget (the dimensions the domain leaves
+    #: free, each one larger): ``("n = 3", "n = 4")``
+    also: tuple[str, ...] = ()
+    #: proved only because lhs and rhs are the same function at these sizes (an inequality
+    #: whose lhs - rhs simplifies to 0): true, and worth nothing to a reader
+    identical_sides: bool = False
 
 
 @dataclass(frozen=True)

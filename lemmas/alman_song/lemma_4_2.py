@@ -31,6 +31,10 @@ def _growth(ctx, v):
     return ctx.exp(v.eps) - 1
 
 
+#: parts (3), (4) sum over i: at n = 1 alpha(a) = exp(a) and they are parts (1), (2) again
+_SUMS = ProofDomain(dims={"n": 2}, box=(-5, 5), boxes={"eps": ("0.01", 2)})
+
+
 claim = Claim(
     id="4.2",
     kind="lemma",
@@ -71,6 +75,7 @@ claim = Claim(
         ),
         Part(
             "3",
+            prove_on=_SUMS,
             lhs=lambda ctx, v: ctx.abs(alpha(ctx, v.a + v.b) - alpha(ctx, v.a)),
             rhs=lambda ctx, v: _growth(ctx, v) * alpha(ctx, v.a),
             statement="|alpha(a + b) - alpha(a)| <= (e^eps - 1) alpha(a)",
@@ -80,6 +85,7 @@ claim = Claim(
         ),
         Part(
             "4",
+            prove_on=_SUMS,
             lhs=lambda ctx, v: ctx.abs(alpha(ctx, v.a + v.b) - alpha(ctx, v.a)),
             rhs=lambda ctx, v: _growth(ctx, v) * alpha(ctx, v.a + v.b),
             statement="|alpha(a + b) - alpha(a)| <= (e^eps - 1) alpha(a + b)",

@@ -53,7 +53,8 @@ claim = Claim(
         "are checked. alpha(x) = <exp(x), 1_n> (Definition 3.1); eps > 0 is taken as a hypothesis."
     ),
     dims=[Dim("n", 1, 6)],
-    prove_on=ProofDomain(dims={"n": 1}, box=(-1, 1)),
+    # at n = 1 alpha(a) = exp(a) and the sum the lemma is about has one term
+    prove_on=ProofDomain(dims={"n": 2}, box=(-1, 1)),
     variables=[Vector("a", "n"), Scalar("eps", lo=0), Vector("b", "n", radius="eps")],
     hypotheses=[Hypothesis("eps > 0", lambda ctx, v: v.eps, strict=True)],
     parts=[

@@ -52,7 +52,8 @@ claim = Claim(
         "(reading rowwise-res). softm_1 is softm applied to X itself, or (reading attention) softm(X W X^T)."
     ),
     dims=[Dim("n", 1, 4), Dim("d", 1, 4)],
-    prove_on=ProofDomain(dims={"n": 2, "d": 1}),
+    # d = 2: at d = 1 a row softmax has one entry and both sides are 1 (the audit calls that degenerate)
+    prove_on=ProofDomain(dims={"n": 2, "d": 2}),
     variables=[Matrix("X", "n", "d")],
     parts=[
         Part(

@@ -143,6 +143,8 @@ def test_a_version_2_lock_still_loads_and_checks_without_proofs(paper):
     (lambda e: e.update(proof=[]), "checks[0].proof"),
     (lambda doc: doc["search"].update(prove_boxes=0), "search.prove_boxes"),
     (lambda doc: doc["search"].update(prove_boxes="many"), "search.prove_boxes"),
+    (lambda e: e["proof"].update(also_on="n = 3"), "checks[0].proof.also_on"),
+    (lambda e: e["proof"].update(identical_sides="yes"), "checks[0].proof.identical_sides"),
 ])
 def test_a_corrupt_proof_in_the_lock_names_the_field(paper, edit, field):
     assert lock(paper).exit_code == 0
@@ -177,3 +179,43 @@ def test_quick_gives_proofs_the_ci_time(paper, monkeypatch):
             assert item["proof"]["time_limit"] == pytest.approx(left, abs=2e-3), item
         else:  # a search slowed down by a loaded machine left the proof no time
             assert item["proof"]["status"] == "not attempted" and "--time" in item["proof"]["message"], item
+
+
+SIZES = textwrap.dedent('''
+    from verifier import Claim, Dim, Part, Vector
+
+    def cauchy_schwarz(cid, dims):
+        return Claim(id=cid, title="qm-am", paper="gen", statement="(sum x)^2 <= n sum x^2", dims=dims, variables=[Vector("x", "n")],
+                     parts=[Part("main", lhs=lambda ctx, v: ctx.sum_all(v.x) ** 2, rhs=lambda ctx, v: v.dims["n"] * ctx.sum_all(v.x * v.x))])
+
+    claims = [cauchy_schwarz("sizes", [Dim("n", 1, 6)]), cauchy_schwarz("one", [Dim("n", 1, 1)])]
+''')
+
+
+def test_the_lock_and_the_audit_table_say_which_sizes_were_proved_and_where_sides_coincide(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    pack = tmp_path / "sizes_claims.py"
+    pack.write_text(SIZES)
+    assert lock(pack).exit_code == 0
+    entries = {e["claim"]: e["proof"] for e in json.loads((tmp_path / "claims.lock").read_text())["checks"]}
+    assert entries["sizes"]["on"].startswith("n = 2;") and entries["sizes"]["also_on"] == ["n = 3", "n = 4"]
+    assert "identical_sides" not in entries["sizes"]
+    assert entries["one"]["on"].startswith("n = 1;") and entries["one"]["identical_sides"] is True and entries["one"]["method"] == "identity"
+    summary = verify("report", "--pack", pack, "--format", "markdown", "--summary").stdout
+    assert "| proved on n = 2; x \u2208 [-2, 2]^2 (also at n = 3; n = 4) | smt |" in summary
+    assert "| proved on n = 1; x \u2208 [-2, 2]^1, where both sides are the same function (nothing is compared there) | identity |" in summary
+    r = verify("check", "--pack", pack, "--jobs", 1)
+    assert r.exit_code == 0, r.stderr
+
+
+def test_the_init_examples_true_part_is_proved_where_it_says_something(tmp_path, monkeypatch):
+    """The scaffold's part (1), ||x||_2^2 <= ||x||_1^2, was "Proved on n = 1", where both sides are x^2."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    assert verify("init", "paper", "--paper", "smith-2024").exit_code == 0
+    r = verify("lemma", "1", "--part", "1", "--pack", tmp_path / "paper" / "smith_2024_claims", "--budget", 4000, "--prove-time", 20, "--json")
+    assert r.exit_code == 0, r.stderr
+    (item,) = json.loads(r.stdout)
+    proof = item["proof"]
+    assert proof["status"] == "proved" and proof["domain"].startswith("n = 2;") and not proof["identical_sides"]
+    assert proof["also"] == ["n = 3", "n = 4"]

@@ -219,10 +219,10 @@ def simplex_interior(seed):
                   ">=", "||p - c||^2 >= r^2")
 
 
-def sphere_interior(seed):
+def sphere_interior(seed, sizes=(3, 6)):
     """u . c <= 1 - delta for a random unit direction c: fails only in a small cap around c."""
     rng = _rng(seed, 14)
-    n = int(rng.integers(3, 6))
+    n = int(rng.integers(*sizes))
     g = rng.standard_normal(n)
     c = [Fraction(x).limit_denominator(10**6) for x in g / np.linalg.norm(g)]
     delta = Fraction(int(rng.integers(1, 10)), 10**5)

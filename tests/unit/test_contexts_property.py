@@ -5,7 +5,10 @@ function added there joins it the same day.  Each tree is evaluated at a random 
 point in float64, mpmath, exact rationals (where the value stays rational) and balls:
 the ball must enclose the (higher-precision) mpmath value, exact must equal it, and
 float64 must agree with it wherever the ball at 53 bits says the expression is
-well-conditioned.  Derandomized: the same trees on every run.
+well-conditioned.  The prover's jets are evaluated over a random box: at points of the
+box, the jet's value must enclose the mpmath value and its gradient the derivative
+(mpmath.diff), and its centre value the value at the centre.  Derandomized: the same trees
+on every run.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from hypothesis import strategies as st
 from verifier.contexts import (
     FUNCTIONS, REDUCTIONS, BallContext, DomainError, ExactContext, FloatContext, MPContext, NotRational, SymbolicContext,
 )
+from verifier.prove.jets import JetContext, interval_ball
 
 FLOAT, MP, EXACT, BALL, BALL53 = FloatContext(), MPContext(100), ExactContext(), BallContext(256), BallContext(53)
 EXPONENTS = [Fraction(p) for p in ("2", "3", "-1", "1/2", "3/2", "-1/2", "1/3")]
@@ -41,8 +45,11 @@ def _extend(children):
         st.tuples(st.just("fn"), st.sampled_from(unary), children),
         st.tuples(st.just("fn2"), st.sampled_from(binary), children, children),
         st.tuples(st.just("pow"), st.sampled_from(powers), children, st.sampled_from(EXPONENTS)),
+        st.tuples(st.just("pow2"), st.sampled_from(powers), children, children),  # a variable exponent
         st.tuples(st.just("op"), st.sampled_from(["+", "-", "*", "/", "**2"]), children, children),
         st.tuples(st.just("reduce"), st.sampled_from(REDUCTIONS), children),
+        st.tuples(st.just("sort"), st.booleans(), children),
+        st.tuples(st.just("top_k"), st.integers(1, 3), children),
     )
 
 
@@ -63,6 +70,18 @@ def evaluate(tree, ctx, x, guard=False):
         out = getattr(ctx, tree[1])(evaluate(tree[2], ctx, x, guard), evaluate(tree[3], ctx, x, guard))
     elif kind == "pow":
         out = getattr(ctx, tree[1])(evaluate(tree[2], ctx, x, guard), tree[3])
+    elif kind == "pow2":
+        base, exponent = evaluate(tree[2], ctx, x, guard), evaluate(tree[3], ctx, x, guard)
+        if not isinstance(exponent, np.ndarray):  # a constant, as an array: the variable-exponent path
+            exponent = np.asarray(exponent, dtype=float if ctx is FLOAT else object)
+        out = getattr(ctx, tree[1])(base, exponent)
+    elif kind == "sort":
+        arg = evaluate(tree[2], ctx, x, guard)
+        out = ctx.sort(arg, 1, descending=tree[1]) if np.ndim(arg) == 2 else arg
+    elif kind == "top_k":
+        arg = evaluate(tree[2], ctx, x, guard)
+        # summed, so that the tree's shapes still broadcast (the sum of the k largest, as in sparsemax)
+        out = ctx.sum(ctx.top_k(arg, min(tree[1], np.shape(arg)[1]), axis=1), 1) if np.ndim(arg) == 2 else arg
     elif kind == "reduce":
         arg = evaluate(tree[2], ctx, x, guard)
         out = getattr(ctx, tree[1])(arg, 1) if np.ndim(arg) == 2 else arg
@@ -158,3 +177,90 @@ def test_every_context_implements_every_function(ctx):
         assert callable(getattr(ctx, f.name, None)), (ctx.name, f.name)
     for name in REDUCTIONS:
         assert callable(getattr(ctx, name, None)), (ctx.name, name)
+
+
+# -- the prover's jets ---------------------------------------------------------------------
+JET_SETTINGS = settings(max_examples=25, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+#: a box per entry of x: a rational centre and a half-width
+BOXES = st.lists(st.tuples(rationals, st.sampled_from([Fraction(1, 64), Fraction(1, 8), Fraction(1, 2), Fraction(2)])),
+                 min_size=3, max_size=3)
+DIFF_DPS = 60
+
+
+def run_jets(tree, box):
+    """The entries of ``tree`` as Jets over ``box`` (x_i in [c_i - h_i, c_i + h_i])."""
+    ctx = JetContext([interval_ball(-h, h) for _, h in box], 128)
+    with ctx.precision():
+        x = ctx.wrap(np.array([[ctx.coordinate(i, c - h, c + h) for i, (c, h) in enumerate(box)]], dtype=object))
+        out = ctx.lift(evaluate(tree, ctx, x))
+    return list(np.ravel(np.asarray(out, dtype=object)))
+
+
+def mp_values(tree, point):
+    return run(tree, MP, point)
+
+
+def _ball_holds(ball, value, slack) -> bool:
+    lo = mpmath.mpf(ball.lower().str(120, radius=False))
+    hi = mpmath.mpf(ball.upper().str(120, radius=False))
+    return lo - slack <= value <= hi + slack
+
+
+def check_jets(tree, box):
+    try:
+        jets = run_jets(tree, box)
+    except (UNDEFINED + (NotRational,)):
+        event("jets: undefined on part of the box")
+        return
+    centre = [c for c, _ in box]
+    corner = [c - h for c, h in box]
+    inner = [c + h * Fraction(k, 7) for (c, h), k in zip(box, (3, -5, 1))]
+    with mpmath.workdps(DIFF_DPS):
+        for point in (centre, corner, inner):
+            # the jets found the function defined on the whole box: so must mpmath, at every point of it
+            values = mp_values(tree, point)
+            for jet, value in zip(jets, values):
+                if jet.v.is_finite():
+                    assert _ball_holds(jet.v, value, mpmath.mpf(10) ** -40 * (1 + abs(value))), (tree, box, point, jet.v, value)
+        for jet, value in zip(jets, mp_values(tree, centre)):
+            if jet.c.is_finite():
+                assert _ball_holds(jet.c, value, mpmath.mpf(10) ** -40 * (1 + abs(value))), (tree, box, "centre", jet.c, value)
+        for k, jet in enumerate(jets):
+            if jet.g is None:
+                continue
+            for i in range(len(box)):
+                if not jet.g[i].is_finite():
+                    continue
+                event("jets: derivative compared")
+
+                def along(t, i=i, k=k):
+                    moved = list(inner)
+                    moved[i] = t
+                    return mp_values(tree, moved)[k]
+
+                # the coordinates are rationals, mpmath.diff steps in floats: evaluate on mpf points
+                slope = mpmath.diff(lambda t: along(_fraction(t)), mpmath.mpf(inner[i].numerator) / inner[i].denominator)
+                assert _ball_holds(jet.g[i], slope, mpmath.mpf(10) ** -20 * (1 + abs(slope))), (tree, box, i, jet.g[i], slope)
+
+
+def _fraction(t) -> Fraction:
+    """The exact value of an mpf."""
+    sign, man, exp, _ = mpmath.mpf(t)._mpf_
+    return (-1) ** sign * Fraction(int(man)) * Fraction(2) ** int(exp)
+
+
+@pytest.mark.parametrize("function", FUNCTIONS, ids=lambda f: f.name)
+def test_jets_enclose_every_function_and_its_derivative(function):
+    JET_SETTINGS(given(tree=rooted(function), box=BOXES)(check_jets))()
+
+
+@JET_SETTINGS
+@given(tree=trees, box=BOXES)
+def test_jets_enclose_any_tree(tree, box):
+    check_jets(tree, box)
+
+
+def test_jets_implement_every_function():
+    ctx = JetContext([None], 64)
+    for f in FUNCTIONS:
+        assert callable(getattr(ctx, f.name, None)), f.name

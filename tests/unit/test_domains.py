@@ -146,6 +146,12 @@ def test_a_sphere_without_rational_points_is_refused_when_the_claim_is_declared(
     assert str(info.value).startswith("Sphere u: ") and words in str(info.value) and "\n" not in str(info.value)
 
 
+def test_a_fixed_size_sphere_without_rational_points_is_refused_naming_a_size_that_has_them():
+    with pytest.raises(ClaimDefinitionError, match=r"x_1\^2 \+ x_2\^2 = 3 has no rational point .* or a size of at least 3$"):
+        Claim("t", "t", "t", variables=(Sphere("u", 2, 3),), dims=(),
+              parts=(Part("main", lambda ctx, v: ctx.sum_all(v.u), lambda ctx, v: ctx.const(100)),))
+
+
 def _claim_dims(var, lo, hi):
     return Claim("t", "t", "t", variables=(var,), dims=(Dim("n", lo, hi),),
                  parts=(Part("main", lambda ctx, v: ctx.sum_all(v[var.name]), lambda ctx, v: ctx.const(100)),))

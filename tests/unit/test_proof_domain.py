@@ -18,11 +18,17 @@ def _claim(**kw):
     return Claim(**base)
 
 
-def test_default_is_the_smallest_dims_and_the_default_box():
+def test_default_is_the_smallest_non_degenerate_dims_and_the_default_box():
+    """At n = 1 a sum has one term; the default is 2 where the range allows it, else the range's own size."""
     check = _claim().checks()[0]
     spec = check.proof_domain
-    assert spec.sizes(check.dims) == {"n": 1, "d": 2}
-    assert spec.box == tuple(Fraction(b) for b in DEFAULT_PROOF_BOX)
+    assert spec.sizes(check.dims) == {"n": 2, "d": 2}
+    assert spec.box == tuple(Fraction(b) for b in DEFAULT_PROOF_BOX) and not spec.box_stated
+    one = Reading("n=1", "one row", dims=(Dim("n", 1, 1),))
+    narrowed = _claim(readings=[Reading("as-printed", "a"), one], dims=[Dim("n", 1, 4), Dim("d", 3, 5)]).checks(reading="n=1")[0]
+    assert narrowed.proof_domain.sizes(narrowed.dims) == {"n": 1, "d": 3}
+    assert ProofDomain(dims={"n": 1}).sizes(check.dims) == {"n": 1, "d": 2}
+    assert ProofDomain(box=(-2, 2)).box_stated
 
 
 def test_bounds_are_exact_values_as_written():

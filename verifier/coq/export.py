@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
+import sympy
 from flint import arb, fmpq
 
 from ..contexts import BallContext
@@ -61,6 +62,19 @@ Lemma ln_at_one : forall x, x = 1 -> ln x = 0.
 Proof. intros x ->. apply ln_1. Qed.
 Lemma sqrt_at_square : forall x r, 0 <= r -> x = r * r -> sqrt x = r.
 Proof. intros x r Hr ->. apply sqrt_square. exact Hr. Qed.
+"""
+
+
+#: an equality with irrational sides: every exp at a rational point m/D is base^m, base = exp(1/D)
+REWRITING_PREAMBLE = """\
+(* The equality of the two sides, rewritten: every exp at a rational point m/D is base^m. *)
+Lemma exp_pow_nat : forall (n : nat) (x : R), exp (INR n * x) = exp x ^ n.
+Proof.
+  intros n x. induction n as [| n IH].
+  - simpl. rewrite Rmult_0_l. apply exp_0.
+  - rewrite S_INR, Rmult_plus_distr_r, Rmult_1_l, exp_plus, IH. simpl. ring.
+Qed.
+Definition base : R := exp {unit}.
 """
 
 
@@ -194,9 +208,92 @@ def _failing_entry(relation: str, lhs: list[Term], rhs: list[Term]) -> tuple[str
         equal = [i for i in entries if lhs[i].exact is not None and lhs[i].exact == rhs[i].exact]
         if equal:
             return "eq", equal[0]
+        why = ""
+        for i in entries:
+            try:
+                if equal_by_rewriting(lhs[i], rhs[i], cache):
+                    return "eq", i
+            except NotExportable as exc:
+                why = f": {exc}"
         raise NotExportable("not exportable to Coq: a strict claim refuted where lhs = rhs with irrational sides "
-                            "(the equality needs symbolic rewriting of exp/ln/sqrt)")
+                            f"(the equality needs symbolic rewriting the exporter does not have{why})")
     raise NotExportable("not exportable to Coq: the enclosures do not separate lhs and rhs at this point")
+
+
+# ---------------------------------------------------------------------- equality by rewriting
+#: an irrational equality is rewritten only while its text stays this short
+MAX_REWRITTEN = 20_000
+_ARITHMETIC = ("+", "-", "*", "/", "neg", "id")
+
+
+def _exp_unit(terms) -> int:
+    """D with every exp of a rational argument q written exp(1/D)^(qD): the lcm of the denominators."""
+    out = 1
+    for t in terms:
+        if t.op == "exp" and t.exact is None and t.args[0].exact is not None:
+            out = math.lcm(out, t.args[0].exact.denominator)
+    return out
+
+
+class _Atomiser:
+    """A term as a rational function of *atoms*: ``exp(1/D)`` (every exp of a rational point is a
+    power of it) and each other function at a rational point (``ln 2``, ``sqrt 3``: opaque).
+    Abs, max and min of irrational values are resolved by their arguments' certain signs.
+    Gives the sympy expression (to decide the equality) and the Coq text (to prove it by ``field``)."""
+
+    def __init__(self, unit: int, cache: dict):
+        self.unit, self.cache = unit, cache
+        self.base = sympy.Symbol("base", positive=True)
+        self.atoms: dict = {}
+        self.memo: dict = {}
+
+    def sign(self, t: Term) -> int:
+        if t.exact is not None:
+            return (t.exact > 0) - (t.exact < 0)
+        ball = _tight_ball(t, self.cache)
+        if ball > 0:
+            return 1
+        if ball < 0:
+            return -1
+        raise NotExportable(f"the sign of an argument of abs/max/min is not certain ({ball})")
+
+    def chosen(self, t: Term) -> Term:
+        """What abs/max/min of irrational values is here: the argument or its negation, or one side."""
+        if t.op == "abs":
+            return t.args[0] if self.sign(t.args[0]) > 0 else Term("neg", t.args)
+        a, b = t.args
+        larger = self.sign(Term("-", (a, b))) > 0
+        return a if larger == (t.op == "max") else b
+
+    def sympy(self, t: Term):
+        key = id(t)
+        if key in self.memo:
+            return self.memo[key]
+        if t.exact is not None:
+            out = sympy.Rational(t.exact.numerator, t.exact.denominator)
+        elif t.op in ("abs", "max", "min"):
+            out = self.sympy(self.chosen(t))
+        elif t.op in _ARITHMETIC:
+            args = [self.sympy(a) for a in t.args]
+            out = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": lambda a, b: a / b,
+                   "neg": lambda a: -a, "id": lambda a: a}[t.op](*args)
+        elif t.args and t.args[0].exact is not None:
+            q = t.args[0].exact
+            if t.op == "exp":
+                out = self.base ** int(q * self.unit)
+            else:
+                out = self.atoms.setdefault((t.op, q), sympy.Symbol(f"atom{len(self.atoms)}", real=True))
+        else:
+            raise NotExportable(f"{t.op} of an irrational argument")
+        self.memo[key] = out
+        return out
+
+
+def equal_by_rewriting(lhs: Term, rhs: Term, cache: dict) -> bool:
+    """Whether lhs = rhs as rational functions of the atoms (``exp(1/D)``, ``ln 2``, ...): then
+    Coq's ``field`` proves it once every node is rewritten to that form."""
+    atomiser = _Atomiser(_exp_unit(_topological([("l", lhs), ("r", rhs)])[0]), cache)
+    return sympy.cancel(atomiser.sympy(lhs) - atomiser.sympy(rhs)) == 0
 
 
 # ---------------------------------------------------------------------------- the script
@@ -236,17 +333,34 @@ class _Script:
         leaves = [t for t in order if t.op == "var"]
         self.order = leaves + [t for t in order if t.op != "var"]
         self.names: dict[int, str] = {id(t): n for n, t in self.roots}
+        # an equality with irrational sides is proved by rewriting every node of lhs and rhs to a
+        # rational function of the atoms (exp(1/D), ln 2, ...): each function, abs, max and min
+        # (and each argument whose sign decides one) is named, so it gets its equation
+        self.rewrite = kind == "eq" and (lhs.exact is None or rhs.exact is None)
+        self.atomiser = None
+        forced: set[int] = set()
+        if self.rewrite:
+            sides = _topological([("claim_lhs", self.lhs), ("claim_rhs", self.rhs)])[0]
+            self.rewritten = {id(t) for t in sides}
+            self.atomiser = _Atomiser(_exp_unit(sides), {})
+            self.unit = self.atomiser.unit
+            for t in sides:
+                if t.exact is None and t.op not in _ARITHMETIC:
+                    forced.add(id(t))
+                    if t.op in ("abs", "max", "min"):
+                        forced.update(id(a) for a in t.args if a.exact is None)
         counter = 0
         for t in self.order:
             if id(t) in self.names or t.op == "const":
                 continue
             if t.op == "var":
                 self.names[id(t)] = t.label
-            elif self.uses[id(t)] > 1 or (t.exact is not None and t.op not in ("+", "-", "*", "/", "neg")):
+            elif self.uses[id(t)] > 1 or (t.exact is not None and t.op not in ("+", "-", "*", "/", "neg")) or id(t) in forced:
                 counter += 1
                 self.names[id(t)] = f"t{counter}"
         self.bounds: dict[int, tuple[Fraction, Fraction]] = {}
         self.uses_interval = False
+        self.atomised: dict[int, str] = {}
 
     # -- expressions ------------------------------------------------------------------
     def _text(self, t: Term, refs: list, top: bool = False) -> str:
@@ -306,7 +420,84 @@ class _Script:
         minmax = " rewrite ?Rmax_via_abs, ?Rmin_via_abs." if "Rmax" in body or "Rmin" in body else ""
         out.append(f"Lemma {name}_bnd : {_literal(lo)} <= {name} <= {_literal(hi)}.")
         out.append(f"Proof.{poses} unfold {name}.{rewrite}{minmax} interval with (i_prec {self.precision}). Qed.")
+        if self.rewrite and id(t) in self.rewritten:
+            out += self._equation(t, refs)
         return out
+
+    # -- an equality with irrational sides ---------------------------------------------
+    def _atomised_text(self, t: Term) -> str:
+        """``t`` as Coq text over the atoms: ``base ^ m`` for exp(m/D), ``ln q`` ..., abs/max/min resolved."""
+        key = id(t)
+        if key in self.atomised:
+            return self.atomised[key]
+        if t.exact is not None:
+            out = _literal(t.exact)
+        elif t.op in ("abs", "max", "min"):
+            out = self._atomised_text(self.atomiser.chosen(t))
+        elif t.op in _ARITHMETIC:
+            args = [self._atomised_text(a) for a in t.args]
+            out = args[0] if t.op == "id" else f"(- {args[0]})" if t.op == "neg" else f"({args[0]} {t.op} {args[1]})"
+        elif t.op == "exp":
+            m = int(t.args[0].exact * self.unit)
+            out = f"(base ^ {m})" if m > 0 else f"(/ base ^ {-m})"
+        else:
+            out = f"({t.op} {_literal(t.args[0].exact)})"
+        if len(out) > MAX_REWRITTEN:
+            raise NotExportable("not exportable to Coq: the equality's rewritten sides are too long")
+        self.atomised[key] = out
+        return out
+
+    def _facts_of(self, args) -> str:
+        """A tactic putting what is known of each argument (its value or bounds) into the context, then lra."""
+        facts = [f"pose proof {self.names[id(a)]}_{'val' if a.exact is not None else 'bnd'}" for a in args if id(a) in self.names]
+        return "; ".join(facts + ["lra"])
+
+    def _resolution(self, t: Term) -> str:
+        """The rewriting that removes this node's Rabs/Rmax/Rmin, by a sign Interval's bounds make certain."""
+        def lo_hi(a):
+            return (a.exact, a.exact) if a.exact is not None else self.bounds[id(a)]
+
+        if t.op == "abs":
+            lo, hi = lo_hi(t.args[0])
+            if not (lo > 0 or hi < 0):
+                raise _Undecided("not exportable to Coq: the sign of an abs argument is not certain at this precision")
+            lemma = "Rabs_pos_eq" if lo > 0 else "Rabs_left1"
+            return f" rewrite {lemma} by ({self._facts_of(t.args)})."
+        (a_lo, a_hi), (b_lo, b_hi) = lo_hi(t.args[0]), lo_hi(t.args[1])
+        if a_lo >= b_hi:
+            first = True
+        elif b_lo >= a_hi:
+            first = False
+        else:
+            raise _Undecided(f"not exportable to Coq: the branch of {t.op} is not certain at this precision")
+        lemma = {("max", True): "Rmax_left", ("max", False): "Rmax_right", ("min", True): "Rmin_right", ("min", False): "Rmin_left"}[t.op, first]
+        return f" rewrite {lemma} by ({self._facts_of(t.args)})."
+
+    def _rewrites(self, refs) -> str:
+        names = [self.names[id(r)] + ("_val" if r.exact is not None else "_eq") for r in refs]
+        return f" rewrite {', '.join(names)}." if names else ""
+
+    def _closing(self) -> str:
+        """Proves ``E = F`` for two rational functions of the atoms, their denominators nonzero by Interval."""
+        sign = f"unfold base; interval with (i_prec {self.precision})"
+        return (f" first [reflexivity | field; repeat split; first [apply Rgt_not_eq; {sign} | apply Rlt_not_eq; {sign}]].")
+
+    def _equation(self, t: Term, refs) -> list[str]:
+        name = self.names[id(t)]
+        target = self._atomised_text(t)
+        exact_refs = [r for r in refs if r.exact is not None]
+        if t.op in ("abs", "max", "min"):
+            proof = f" unfold {name}.{self._resolution(t)}{self._rewrites(refs)}{self._closing()}"
+        elif t.op == "exp":
+            m = int(t.args[0].exact * self.unit)
+            to_power = " rewrite <- exp_pow_nat." if m > 0 else " rewrite <- exp_pow_nat, <- exp_Ropp."
+            proof = (f" unfold {name}.{self._rewrites(exact_refs)} unfold base.{to_power} apply f_equal."
+                     f" replace (INR {abs(m)}%nat) with (IZR {abs(m)}) by (simpl; lra). lra.")
+        elif t.op not in _ARITHMETIC:
+            proof = f" unfold {name}.{self._rewrites(exact_refs)} apply f_equal. lra."
+        else:
+            proof = f" unfold {name}.{self._rewrites(refs)}{self._closing()}"
+        return [f"Lemma {name}_eq : {name} = {target}.", f"Proof.{proof} Qed."]
 
     @staticmethod
     def _resolve(t: Term) -> str:
@@ -346,6 +537,8 @@ class _Script:
         facts = [fact for t in self.order if id(t) in self.names for fact in self._fact(t)]
         body = [f"(* {_comment(line)} *)" for line in self._header()]
         body += ["", PREAMBLE] + ([INTERVAL_PREAMBLE] if self.uses_interval else [])
+        if self.rewrite:
+            body.append(REWRITING_PREAMBLE.format(unit=_literal(Fraction(1, self.unit))))
         body.append("(* The counterexample's values and every named node of the claim's formulas. *)")
         body += facts
         statements, proofs = [], []
@@ -358,7 +551,10 @@ class _Script:
                       "eq": "claim_lhs = claim_rhs", "ne": "claim_lhs <> claim_rhs"}[self.kind]
         self._check_conclusion()
         statements.append(conclusion)
-        proofs.append(f"Lemma conclusion_fails : {conclusion}.\nProof.{self._known(self.lhs, self.rhs)} lra. Qed.")
+        if self.rewrite:
+            proofs.append(f"Lemma conclusion_fails : {conclusion}.\nProof.{self._rewrites([self.lhs, self.rhs])}{self._closing()} Qed.")
+        else:
+            proofs.append(f"Lemma conclusion_fails : {conclusion}.\nProof.{self._known(self.lhs, self.rhs)} lra. Qed.")
         body += ["", "(* The hypotheses hold and the conclusion fails. *)"] + proofs
         witnesses = [f"{name}_holds" for name, _, _ in self.hypotheses] + ["conclusion_fails"]
         proof_term = witnesses[-1]

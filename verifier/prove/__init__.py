@@ -1,15 +1,18 @@
 """Proofs on bounded domains at fixed dimensions: ``verify prove``.
 
-Two methods, picked by what the claim is built from:
+Three methods, picked by what the claim is built from:
 
+* ``identity`` (:mod:`.identity`) -- a claim whose two sides are the same function (lhs - rhs
+  simplifies to 0 in sympy, the sets written through their maps) is proved by the
+  rewriting, shown with the proof;
 * ``smt`` (:mod:`.smt`) -- claims built only from + - * /, max, min and abs are decided
   exactly by z3: a proof on the stated domain, or an exact model that the ordinary
   certifier turns into a certified counterexample;
 * ``branch-and-bound`` (:mod:`.bnb`) -- claims with exp (or log, sqrt) at small fixed
   dimensions on a bounded box: rigorous ball arithmetic with centred forms.
 
-``auto`` tries SMT and falls back to branch and bound when the claim leaves real
-arithmetic.  Every attempt has a time limit; running out gives ``inconclusive``.
+``auto`` tries the identity (only where the margin vanishes at sampled points), then SMT,
+and falls back to branch and bound when the claim leaves real arithmetic.  Every attempt has a time limit; running out gives ``inconclusive``.
 """
 
 from __future__ import annotations
@@ -23,10 +26,11 @@ from ..rational_points import refuse_irrational_derived
 from ..results import CheckResult, Verdict
 from .bnb import BoundedDomainError, BranchAndBound
 from .domain import Domain, DomainError, make_domain, parse_boxes, parse_dims
+from .identity import prove_identity
 from .result import Proof, ProofDetails, base_fields
 from .smt import NotDecidable, prove_smt
 
-METHODS = ("auto", "smt", "branch-and-bound")
+METHODS = ("auto", "identity", "smt", "branch-and-bound")
 
 
 class MethodError(ValueError):
@@ -55,6 +59,12 @@ def prove(check: Check, domain: Domain, method: str = "auto", time_limit: float 
     except IrrationalDerivedValue as exc:  # neither z3 nor the charts of branch and bound can hold it exactly
         raise MethodError(f"{check.label}: {exc}") from None
     try:
+        if method in ("auto", "identity"):
+            proof = prove_identity(check, domain, time_limit, dps)
+            if proof is not None:
+                return proof
+            if method == "identity":
+                raise MethodError(f"{check.label}: lhs \u2212 rhs does not simplify to 0 on this domain (or the claim is strict)")
         if method in ("auto", "smt"):
             try:
                 return prove_smt(check, domain, time_limit, dps)

@@ -33,14 +33,14 @@ import numpy as np
 
 from ..certify import Certifier
 from ..claims import Check
-from ..contexts import BallContext
+from ..contexts import BallContext, DomainError
 from ..engine import make_counterexample
 from ..executor import SerialExecutor
 from ..results import CheckResult, FoundBy, Verdict
 from ..shrink import Shrinker
 from .domain import Domain
 from .judge import FaceFacts, judge_boxes
-from .problem import BoundedDomainError, BoxProblem, Coordinate, built_in_texts, coordinates, holds
+from .problem import BoundedDomainError, BoxProblem, Coordinate, coordinates, holds
 from .result import Proof, ProofDetails, base_fields
 from .symbolic_face import vanishes_identically
 
@@ -75,6 +75,7 @@ class BranchAndBound:
         self.closed_faces: list = []
         self.certify_attempts = 0
         self.pending: list = []
+        self.undefined: dict[str, int] = {}  # why open boxes could not be evaluated, and how many
 
     def _budget_spent(self) -> bool:
         return self.max_boxes is not None and self.examined >= self.max_boxes
@@ -118,6 +119,8 @@ class BranchAndBound:
                     self.open_boxes.append(box)
                     if outcome.open_face is not None:
                         self.open_faces.add(outcome.open_face)
+                    if outcome.undefined is not None:
+                        self.undefined[outcome.undefined] = self.undefined.get(outcome.undefined, 0) + 1
                 else:
                     j = outcome.split
                     lo, hi = box[j]
@@ -162,18 +165,17 @@ class BranchAndBound:
     def _hypotheses_hold_on(self, box) -> bool:
         """True when every hypothesis is certain on the whole box (then no sub-box needs them).
 
-        The relations built into the coordinates (``||b|| <= eps`` for ``b = eps u``) hold by
-        construction, as do the variables' own bounds (the boxes lie inside them); only the
-        stated hypotheses and bound functions are evaluated.
+        What the coordinates' maps build in (``||b|| <= eps`` for ``b = eps u``, a row of a
+        simplex summing to 1, the variables' own bounds) holds by construction and is not
+        evaluated; only the stated hypotheses, bound functions and the maps' constraints are.
         """
         p = self.problem
         try:
             ctx, values = p.jets(box)
             hyps = p.hypotheses(ctx, p.data(ctx, values))
-        except (ZeroDivisionError, ValueError):
+        except (ZeroDivisionError, ValueError, DomainError):
             return False
-        built_in = built_in_texts(self.check)
-        return all(h.text in built_in or holds(m.enclosure(), h.strict) for h, m in zip(self.check.hypotheses, hyps))
+        return all(holds(m.enclosure(), strict) for m, strict in zip(hyps, p.condition_strict))
 
     def _notes(self) -> tuple[str, ...]:
         out = []
@@ -184,6 +186,8 @@ class BranchAndBound:
             elif self.identities:
                 note += "; closed by monotone reduction to the face and a sympy identity there"
             out.append(note)
+        for why, count in sorted(self.undefined.items()):
+            out.append(f"{count} box(es) left open where {why}")
         return tuple(out)
 
     def _certify(self, point):
@@ -236,7 +240,7 @@ class BranchAndBound:
                     with ball.precision():
                         data = {k: ball.asarray(v) for k, v in p.exact_point(point).items()}
                     margins = p.margins(ball, data)
-                except (ZeroDivisionError, ValueError):
+                except (ZeroDivisionError, ValueError, DomainError):  # outside the claim there
                     zero_everywhere = set()
                     break
                 zeros = {i for i, m in enumerate(margins) if m.is_finite() and 0 in m and m.rad() < 1e-60}
@@ -260,7 +264,7 @@ class BranchAndBound:
                 face[j] = (end, end)
             try:
                 count = len(p.path_margins(face, 0)[0])
-            except (ZeroDivisionError, ValueError):
+            except (ZeroDivisionError, ValueError, DomainError):
                 continue
             entries = frozenset(i for i in range(count) if vanishes_identically(p, face, i))
             if entries:

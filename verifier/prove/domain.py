@@ -120,8 +120,13 @@ def parse_boxes(items) -> tuple[Bounds | None, dict[str, Bounds]]:
 
 
 # ----------------------------------------------------------------------------- building
-def make_domain(check: Check, dims: Mapping[str, int], default: Bounds | None = None, named: Mapping[str, Bounds] | None = None) -> Domain:
-    """Validate dims and boxes against a check; intersect boxes with the variables' own bounds."""
+def make_domain(check: Check, dims: Mapping[str, int], default: Bounds | None = None, named: Mapping[str, Bounds] | None = None,
+                own_bounds: bool = False) -> Domain:
+    """Validate dims and boxes against a check; intersect boxes with the variables' own bounds.
+
+    ``own_bounds``: ``default`` is only a default -- a variable that states both bounds is
+    boxed by them, and a half-bounded one the default box misses is boxed from its bound.
+    """
     named = dict(named or {})
     want = [d.name for d in check.claim.dims]
     missing = [d for d in want if d not in dims]
@@ -149,7 +154,7 @@ def make_domain(check: Check, dims: Mapping[str, int], default: Bounds | None = 
         if kind == "derived":  # computed from the boxed variables; its bounds are hypotheses
             relations.append(f"{var.name} = {var.domain.text or 'its definition'}")
             continue
-        box = named.get(var.name, default)
+        box = named.get(var.name, default if not own_bounds else _own_box(var, default))
         natural = var.domain.entry_bounds() if var.domain is not None else None
         if natural is not None:
             # every entry of these sets lies in a true box ([0, total] for a simplex, [-1, 1]
@@ -162,6 +167,22 @@ def make_domain(check: Check, dims: Mapping[str, int], default: Bounds | None = 
             relations.append(f"{var.name} on the {kind} set")
         boxes[var.name] = _intersect(var, box)
     return Domain(dict((d, int(dims[d])) for d in want), boxes, tuple(relations))
+
+
+def _own_box(var: Variable, default: Bounds | None) -> Bounds | None:
+    """The box a variable's own bounds give it in place of a default box."""
+    lo = None if var.lo is None else Fraction(var.lo)
+    hi = None if var.hi is None else Fraction(var.hi)
+    if lo is not None and hi is not None:
+        return lo, hi
+    if default is None:
+        return None
+    width = default[1] - default[0]
+    if lo is not None and lo >= default[1]:
+        return lo, lo + width
+    if hi is not None and hi <= default[0]:
+        return hi - width, hi
+    return default
 
 
 def _relation_text(var: Variable) -> str:

@@ -26,10 +26,13 @@ from __future__ import annotations
 from fractions import Fraction
 
 from flint import arb, fmpq
+from flint import ctx as flint_ctx
 
 from ..contexts import BallContext, DomainError, to_fraction
+from ..contexts.table import BY_NAME, Scalars
 
 ZERO = arb(0)
+POWER = BY_NAME["power"]
 
 
 def _ball(q) -> arb:
@@ -40,7 +43,17 @@ def _ball(q) -> arb:
 
 
 def interval_ball(lo: Fraction, hi: Fraction) -> arb:
-    """A ball containing the whole interval [lo, hi]."""
+    """A ball containing the whole interval [lo, hi], with an end at 0 exactly there.
+
+    A ball's radius is rounded up, so the union of -2 and 0 reaches 2e-9 past 0 and a box
+    [-2, 0] could never show a hypothesis ``x > 0`` false on it; the nonnegative part of a
+    ball has its lower end at 0 exactly.
+    """
+    if lo == 0 < hi:
+        half = _ball(Fraction(hi) / 2)
+        return arb(half, half).nonnegative_part()
+    if lo < 0 == hi:
+        return -interval_ball(Fraction(0), -Fraction(lo))
     return _ball(lo).union(_ball(hi))
 
 
@@ -120,13 +133,20 @@ class Jet:
     def enclosure(self) -> arb:
         """The tighter of the plain and the centred enclosure (their intersection)."""
         a, b = self.v, self.centred()
+        if not b.is_finite():  # an unknown gradient (a function undefined on part of the box) gives no centred form
+            return a
+        if not a.is_finite():
+            return b
         try:
             out = a.intersection(b)
         except ValueError:  # disjoint cannot happen for correct enclosures; keep the plain one
             return a
         # a ball's radius is rounded up, so the intersection of [0, t] with a ball reaching
-        # below 0 can dip below 0 by an ulp; a square or an abs must stay >= 0 to prove x^2 >= 0
-        return out.nonnegative_part() if a >= 0 else out
+        # below 0 can dip below 0 by an ulp; a square or an abs must stay >= 0 to prove x^2 >= 0,
+        # and a coordinate on [-t, 0] <= 0 to show a hypothesis x > 0 false there
+        if a >= 0:
+            return out.nonnegative_part()
+        return -(-out).nonnegative_part() if a <= 0 else out
 
     def mid(self):
         return self.v.mid()
@@ -448,6 +468,17 @@ class JetContext(BallContext):
         self.max_choices = max_choices
         self.used = 0
         self.needs_choice = False
+        self._assumption_source = self._assumptions = None
+
+    @property
+    def scalars(self) -> Scalars:
+        """The ball functions of one number (derivatives and domain edges are balls, not Jets)."""
+        return _BALLS.scalars
+
+    def _one(self, row):
+        # the ball forms depend on nothing but the ambient precision, which this context sets:
+        # made once per process, not once per box
+        return _BALLS._one(row)
 
     def scalar(self, value):
         return Jet.const(Fraction(value), self.frame)
@@ -464,6 +495,18 @@ class JetContext(BallContext):
             g[i] = arb(1)
         mid = (Fraction(lo) + Fraction(hi)) / 2
         return Jet(interval_ball(lo, hi), _ball(mid), tuple(g), self.frame)
+
+    def release(self) -> list:
+        """Let go of what this context holds once a box is evaluated; returns ``undecided``.
+
+        A context sits in reference cycles (its array class names it, its cached ufuncs are
+        its bound methods), so without this the memo of every Jet of the box would wait for
+        the cyclic garbage collector: a quarter of the time of a proof went to full
+        collections.  The Jets already made keep their frame.
+        """
+        undecided = self.undecided
+        self.__dict__.clear()
+        return undecided
 
     def _choose(self):
         """0 or 1 for the next undecided branch, or None for the hull."""
@@ -491,7 +534,8 @@ class JetContext(BallContext):
         hull = BallContext._max2 if larger else BallContext._min2
         if a.g is not None and b.g is not None:
             self.undecided.append(tuple(x - y for x, y in zip(a.g, b.g)))
-        return Jet(hull(a.v, b.v), hull(a.c, b.c), _hull_grad(a, b), a.f)
+        # a minimum remembers its operands: a hypothesis min(x) > 0 implies each x_i > 0
+        return Jet(hull(a.v, b.v), hull(a.c, b.c), _hull_grad(a, b), a.f, None if larger else ("min", a, b))
 
     def _max2(self, a, b):
         return self._extreme(a, b, True)
@@ -516,60 +560,204 @@ class JetContext(BallContext):
     def abs(self, x):
         return self._elementwise(self._abs1, x)
 
-    def exp(self, x):
-        return self._elementwise(lambda j: j.apply("exp", arb.exp, arb.exp), x)
+    # -- the function table: value from the ball form, gradient by the chain rule ----------
+    def _function(self, row, x):
+        # not kept on the context: a function that holds the context would make a reference
+        # cycle, and every box's context (with all its Jets) would wait for the cyclic
+        # garbage collector instead of going when the box is judged
+        return self._apply(lambda j: self.frame.cached((row.name, id(j)), lambda: self._new_jet(row, j), j), x, reuse=False)
 
-    def log(self, x):
-        return self._elementwise(lambda j: j.apply("log", arb.log, lambda e: 1 / e), x)
+    def _new_jet(self, row, j):
+        form = self._one(row)  # the ball form: raises DomainError where the whole box is outside the domain
+        e = j.enclosure()
+        if row.domain is not None and not self._inside(row.domain, e):
+            return self._partly_defined(row, j, e)
+        value = form(e)
+        if row.increasing and e.rad() > 0:
+            # an increasing function lies between its values at the ends, which arb's enclosure
+            # of a wide ball does not always see (none at all for sqrt of a ball reaching 0)
+            ends = row.ball(e.lower()).union(row.ball(e.upper()))
+            value = _both(value, ends) if value.is_finite() else ends
+        g = None
+        if j.g is not None:
+            slope = _clamp(row.derivative(self.scalars, e), row.slopes)
+            g = tuple(_times(slope, x) for x in j.g)
+        return Jet(_clamp(value, row.values), _clamp(form(j.c), row.values), g, self.frame, ("exp", j) if row.name == "exp" else None)
 
-    def sqrt(self, x):
-        return self._elementwise(lambda j: j.apply("sqrt", arb.sqrt, lambda e: 1 / (2 * arb.sqrt(e))), x)
+    def _inside(self, domain, e) -> bool:
+        edge = domain.value(self.scalars)
+        return bool(e > edge) if domain.strict else bool(e >= edge)
 
-    # the rest of the ctx table on Jets: without these the ball context's arb function met a Jet
-    # (arb.tanh(Jet)) and FLINT aborted the process
-    def tanh(self, x):
-        return self._elementwise(lambda j: j.apply("tanh", arb.tanh, lambda e: 1 - arb.tanh(e) ** 2), x)
+    def _partly_defined(self, row, j, e):
+        """f where its argument reaches past the edge of its domain on part of the box.
 
-    def sigmoid(self, x):
-        s = BallContext._sigmoid
-        return self._elementwise(lambda j: j.apply("sigmoid", s, lambda e: s(e) * (1 - s(e))), x)
+        The hypotheses must exclude that part (else :class:`PartlyDefined`, and the box is
+        split where the argument crosses the edge).  The value is then enclosed on the part
+        inside the domain, from the ends (the functions with a domain edge are increasing);
+        the gradient is unknown, since the mean-value theorem needs the function on the
+        whole box.
+        """
+        domain = row.domain
+        edge = domain.value(self.scalars)
+        if self._outside(domain, e):
+            raise PartlyDefined(f"{row.name} is undefined on the whole box", j.g)
+        self._require(j, edge, domain.strict, row.name)
+        value = _clamp(row.ball(edge).union(row.ball(e.upper())) if row.increasing else arb.nan(), row.values)
+        centre = _clamp(self._one(row)(j.c), row.values) if self._inside(domain, j.c) else value
+        return Jet(value, centre, None if j.g is None else tuple(arb.nan() for _ in j.g), self.frame)
 
-    def softplus(self, x):
-        return self._elementwise(lambda j: j.apply("softplus", BallContext._softplus, BallContext._sigmoid), x)
+    # -- power: x^p with p a number or a variable ------------------------------------------
+    def _power_int(self, a, k):
+        a = self._convert(a)
+        if k >= 1:
+            return a**k
+        if k == 0:
+            return Jet.const(1, self.frame)
+        return 1 / a ** (-k)
 
-    def erf(self, x):
-        return self._elementwise(lambda j: j.apply("erf", arb.erf, lambda e: 2 * arb.exp(-e * e) / arb.pi().sqrt()), x)
+    def _power2(self, a, p):
+        a, p = self._convert(a), self._convert(p)
+        return self.frame.cached(("power", id(a), id(p)), lambda: self._new_power(a, p), a, p)
 
-    def sin(self, x):
-        return self._elementwise(lambda j: j.apply("sin", arb.sin, arb.cos), x)
+    def _new_power(self, a, p):
+        ea, ep = a.enclosure(), p.enclosure()
+        if p.g is None and ep.is_exact() and ep.is_integer():  # a constant integer exponent: exact products
+            return self._power_int(a, int(ep.unique_fmpz()))
+        form = self._one(POWER)  # raises DomainError where the whole box is outside (a < 0, or a <= 0 with p <= 0)
+        positive = bool(ep > 0)
+        inside = bool(ea > 0) or (positive and bool(ea >= 0))
+        if bool(ea < 0) or (not positive and bool(ea <= 0)):
+            raise PartlyDefined("power with a non-integer exponent is undefined on the whole box", a.g)
+        if not inside:
+            self._require(a, ZERO, not positive, "power with a non-integer exponent")
+        top = ea.upper()
+        if inside and bool(ea > 0):
+            value = form(ea, ep)
+        elif positive:  # x^p on [0, t] with p > 0 lies in [0, max t^p]
+            value = arb(0).union(top**ep if not top.is_zero() else arb(0))
+        else:
+            value = arb.nan()
+        centre = form(a.c, p.c) if (bool(a.c > 0) or (positive and bool(a.c >= 0))) else value
+        g = None
+        if a.g is not None or p.g is not None:
+            if inside and bool(ea > 0):
+                dx, dp = POWER.derivative(self.scalars, ea, ep)
+                g = tuple(_times(dx, x) + _times(dp, y) for x, y in zip(_zeros(a, p), _zeros(p, a)))
+            else:
+                g = tuple(arb.nan() for _ in (a.g or p.g))
+        return Jet(value, centre, g, self.frame)
 
-    def cos(self, x):
-        return self._elementwise(lambda j: j.apply("cos", arb.cos, lambda e: -arb.sin(e)), x)
+    # -- what the hypotheses say about the box ---------------------------------------------
+    def assume(self, hypotheses) -> None:
+        """``hypotheses(ctx)`` gives [(margin Jet, strict)] of the claim's hypotheses evaluated in
+        ``ctx``, this context (so the same computation is the same object); called when first
+        needed.  It takes the context rather than holding it: no reference cycle."""
+        self._assumption_source, self._assumptions = hypotheses, None
 
-    def log1p(self, x):
-        return self._elementwise(lambda j: j.apply("log1p", arb.log1p, lambda e: 1 / (1 + e)), x)
+    def _hypotheses(self):
+        if self._assumptions is None:
+            source, self._assumption_source, self._assumptions = self._assumption_source, None, []
+            if source is not None:
+                try:  # a hypothesis that itself needs one gets none (the list is empty meanwhile)
+                    self._assumptions = [(h if isinstance(h, Jet) else self._convert(h), strict) for h, strict in source(self)]
+                except (ArithmeticError, ValueError):
+                    self._assumptions = []
+        return self._assumptions
 
-    def expm1(self, x):
-        return self._elementwise(lambda j: j.apply("expm1", arb.expm1, arb.exp), x)
+    def _require(self, j, edge, strict, name):
+        """Raise :class:`PartlyDefined` unless the hypotheses imply ``j > edge`` (``>=``) on the box."""
+        if not (self._implied(j, strict) if edge == 0 else self._bounded_by_hypothesis(j, edge, strict)):
+            raise PartlyDefined(f"{name} is undefined on part of the box, and no hypothesis excludes that part", j.g)
 
-    def lambertw(self, x):
-        w = BallContext._lambertw  # W' = 1 / (x + e^W), 1 at 0
-        return self._elementwise(lambda j: j.apply("lambertw", w, lambda e: 1 / (e + arb.exp(w(e)))), x)
+    def _bounded_by_hypothesis(self, j, edge, strict) -> bool:
+        """``j - h >= edge`` on the box for a hypothesis ``h >= 0`` (``h > 0``), ``h`` its margin or a
+        minimum taken over it.  A radicand that is the margin of a hypothesis gives ``j - h = 0``
+        exactly, since the same computation is the same Jet."""
+        for h, h_strict in self._hypotheses():
+            for low in _lower_parts(h):
+                gap = (j - low).enclosure() - edge
+                if bool(gap >= 0) and (not strict or h_strict or bool(gap > 0)):
+                    return True
+        return False
 
-    def _power_real(self, a, q):
-        """``a^q`` for a rational, non-integer q (a root), derivative q a^(q-1); a < 0 is outside the domain."""
-        p = arb(fmpq(q.numerator, q.denominator))
+    def _implied(self, j, strict, depth: int = 4) -> bool:
+        """``j > 0`` (``>= 0``) wherever the hypotheses hold on the box: by its enclosure, by a
+        hypothesis, or as a sum or product of parts that are (a x + b y with x, y > 0)."""
+        e = j.enclosure()
+        if bool(e > 0) if strict else bool(e >= 0):
+            return True
+        if self._bounded_by_hypothesis(j, ZERO, strict):
+            return True
+        if depth == 0:
+            return False
+        if j.origin is not None and j.origin[0] == "sum":
+            terms = j.origin[1]
+            return (all(self._implied(t, False, depth - 1) for t in terms)
+                    and (not strict or any(self._implied(t, True, depth - 1) for t in terms)))
+        return any(self._implied(base, strict, depth - 1) and self._implied(coef, strict, depth - 1) for base, coef in j.factors)
 
-        def power(e, k):
-            if e.upper() < 0:
-                raise DomainError(f"power with a non-integer exponent of a negative box {e}")
-            e = e.nonnegative_part()  # where the power is defined
-            if e.lower() > 0:
-                return e ** k
-            # a ball touching 0: x^k rises from 0 for k > 0 (arb's own power is nan there), unbounded for k < 0
-            return arb(0).union(e.upper() ** k) if k > 0 else arb(0, float("inf"))
 
-        return a.apply(f"power {q}", lambda e: power(e, p), lambda e: p * power(e, p - 1))
+def _lower_parts(h):
+    """h, and for h = min(a, b) (left undecided) the parts a and b, each >= h."""
+    out, stack = [], [h]
+    while stack:
+        x = stack.pop()
+        out.append(x)
+        if x.origin is not None and x.origin[0] == "min":
+            stack += [x.origin[1], x.origin[2]]
+    return out
 
 
-__all__ = ["Jet", "JetContext", "interval_ball"]
+def _both(a: arb, b: arb) -> arb:
+    """Two enclosures of one number: their intersection (the first, should they not meet)."""
+    try:
+        return a.intersection(b)
+    except ValueError:
+        return a
+
+
+#: the ball forms the jets use, shared by every JetContext (one per box)
+_BALLS = BallContext()
+
+
+def _bound(q) -> arb:
+    """A bound of the table as a ball at the ambient precision (kept per precision)."""
+    key = (q, flint_ctx.prec)
+    out = _BOUNDS.get(key)
+    if out is None:
+        out = _BOUNDS[key] = _ball(q)
+    return out
+
+
+_BOUNDS: dict = {}
+
+
+def _clamp(x: arb, bounds) -> arb:
+    """``x`` cut to ``[lo, hi]`` (a bound None: open that side), bounds the true value always obeys
+    (tanh in [-1, 1], its slope in [0, 1]): arb's enclosure of a wide ball often is not."""
+    lo, hi = bounds
+    if lo is None and hi is None:
+        return x
+    if not x.is_finite():
+        return interval_ball(Fraction(lo), Fraction(hi)) if lo is not None and hi is not None else x
+    if hi is not None:
+        top = _bound(hi)
+        if x.upper() > top:
+            x = top - (top - x).nonnegative_part()
+    if lo is not None:
+        bottom = _bound(lo)
+        if x.lower() < bottom:
+            x = (x - bottom).nonnegative_part() + bottom
+    return x
+
+
+class PartlyDefined(DomainError):
+    """A function's argument crosses the edge of its domain on the box, and no hypothesis
+    excludes the part outside.  ``guide``: the argument's gradient (where to split)."""
+
+    def __init__(self, message, guide=None):
+        super().__init__(message)
+        self.guides = (guide,) if guide is not None else ()
+
+
+__all__ = ["Jet", "JetContext", "PartlyDefined", "interval_ball"]

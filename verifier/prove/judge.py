@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..claims import Check
+from ..contexts import DomainError
 from ..executor import registered_check
 from .domain import Domain
 from .problem import BoxProblem, fails, holds
@@ -51,13 +52,14 @@ class Outcome:
     identities: int = 0
     open_face: str | None = None  # the equality face an open box lies along
     candidate: tuple | None = None  # an exact point where the margin is certainly negative
+    undefined: str | None = None  # why an open box could not be evaluated (a function undefined on part of it)
 
 
 class BoxJudge:
     def __init__(self, check: Check, domain: Domain, prec: int, max_choices: int, facts: FaceFacts):
         self.problem = BoxProblem(check, domain, prec)
         self.strict = check.strict
-        self.hyp_strict = [h.strict for h in check.hypotheses]
+        self.hyp_strict = self.problem.condition_strict
         self.max_choices = max_choices
         self.facts = facts
 
@@ -78,6 +80,8 @@ class BoxJudge:
                 paths, around = p.path_margins(box, self.max_choices), box
             else:
                 anchored, paths, around = anchored
+        except DomainError as exc:  # undefined on part of the box, no hypothesis excluding it: split where
+            return self._split_or_open(box, entries, None, getattr(exc, "guides", ()), undefined=str(exc))
         except (ZeroDivisionError, ValueError):
             return self._split_or_open(box, entries, None)
         undecided = p.undecided
@@ -97,7 +101,7 @@ class BoxJudge:
             if plain is None:
                 try:
                     plain = p.path_margins(box, self.max_choices)
-                except (ZeroDivisionError, ValueError):
+                except (ZeroDivisionError, ValueError, DomainError):
                     plain = []
             if candidate is None and hyps_at_centre:
                 # the box's own centre first: the stretched box's centre is the same point
@@ -118,10 +122,10 @@ class BoxJudge:
         out = self._split_or_open(box, tuple(remaining), worst, undecided)
         return Outcome(out.kind, out.split, out.entries, _undecided_share(worst), reductions, identities, out.open_face, candidate)
 
-    def _split_or_open(self, box, entries, margins, undecided=()) -> Outcome:
+    def _split_or_open(self, box, entries, margins, undecided=(), undefined=None) -> Outcome:
         p = self.problem
         if p.too_small(box):
-            return Outcome("open", entries=entries or ())
+            return Outcome("open", entries=entries or (), undefined=undefined)
         face = self._touches_tight_face(box)
         if face is not None:
             return Outcome("open", entries=entries or (), open_face=face)
@@ -169,7 +173,7 @@ class BoxJudge:
                 if all(holds(pm[i].enclosure(), self.strict) for pm in paths):
                     return 0
                 anchored = p.anchored(face, self.max_choices)
-            except (ZeroDivisionError, ValueError):
+            except (ZeroDivisionError, ValueError, DomainError):
                 return None
             if anchored is not None and holds(anchored[0][i], self.strict):
                 return 0

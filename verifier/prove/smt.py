@@ -1,7 +1,11 @@
 """Exact decision by SMT for claims built from + - * /, max, min and abs.
 
-The claim's own functions, run in :class:`~.z3ctx.Z3Context`, build the terms.  We assert
-every hypothesis, every box bound, and the *negated* conclusion (margin < 0, or <= 0 for a
+The claim's own functions, run in :class:`~.z3ctx.Z3Context`, build the terms, on the
+variables as the SMT maps of :mod:`.parametrisation` write them: a real symbol per free
+coordinate, a simplex's last entry as 1 minus the others, a derived variable as its
+definition, a sphere or an orthogonal matrix through its rational charts (one solver call
+per choice of pieces).  We assert every hypothesis those maps do not build in, the maps'
+constraints, every box bound, and the *negated* conclusion (margin < 0, or <= 0 for a
 strict claim).  ``unsat`` means no point of the domain violates the claim: a proof on that
 domain.  ``sat`` gives a model with exact rational values, which goes through the ordinary
 certifier (so the counterexample is checked by code that does not trust z3) and shrinker.
@@ -10,6 +14,8 @@ Each solver call has a timeout; running out is ``inconclusive``.
 
 from __future__ import annotations
 
+import itertools
+import math
 import time
 
 import numpy as np
@@ -18,77 +24,138 @@ from flint import fmpq
 
 from ..certify import Certifier
 from ..claims import Check
+from ..contexts import ExactContext
 from ..engine import make_counterexample
 from ..results import CheckResult, FoundBy, Verdict
 from ..shrink import Shrinker
 from .domain import Domain
+from .parametrisation import MAX_SMT_PIECES, Parametrisation
 from .result import Proof, ProofDetails, base_fields
-from .z3ctx import NotDecidable, Z3Context, model_fraction, nonconstant_denominators
+from .z3ctx import NotDecidable, Z3Context, _ScalarTerm, model_fraction, nonconstant_denominators
 
 Z3 = Z3Context()
+EXACT = ExactContext()
 
 
-def formula(check: Check, domain: Domain):
-    """(symbols, assertions) whose conjunction says "a point of the domain violates the claim".
+def parametrisations(check: Check, domain: Domain) -> list[Parametrisation]:
+    """The SMT maps to try in turn: a simplex through its free entries and a derived variable by
+    its definition in each; a sphere or an orthogonal matrix first by its membership equality
+    (a polynomial z3 often decides at once: ``w . u^4`` on the sphere, which its rational
+    charts make a rational function of degree 8), then through its charts, whose rational
+    parameters give a model exactly on the set where the equality's are algebraic numbers.
+    Too many choices of chart pieces leave the membership equality alone."""
+    by_equality = Parametrisation(check, domain, smt=True, charts=False)
+    charted = Parametrisation(check, domain, smt=True)
+    if not charted.pieces or math.prod(charted.pieces) > MAX_SMT_PIECES:
+        return [by_equality]
+    return [by_equality, charted]
+
+
+def formulas(check: Check, domain: Domain, param: Parametrisation | None = None):
+    """One (coordinate values, data, assertions) per choice of chart pieces; the conjunction
+    of the assertions says "a point of the domain, in these pieces, violates the claim".
 
     Raises NotDecidable when the claim leaves real arithmetic with if-then-else.
     """
+    param = param or parametrisations(check, domain)[-1]
     dims = domain.dims
-    data = {v.name: Z3.symbols(v.name, v.concrete_shape(dims)) for v in check.variables}
-    ev = check.evaluate(Z3, data, dims)
-    facts = []
-    for hyp, h in zip(check.hypotheses, ev.hypotheses):
-        facts.append(h[0] > 0 if hyp.strict else h[0] >= 0)
-    for name, box in domain.boxes.items():
-        if box is None:
-            continue
-        for x in np.ravel(data[name]):
-            facts += [x >= z3.RealVal(box[0]), x <= z3.RealVal(box[1])]
-    margin = ev.margin[0]
-    negated = margin <= 0 if check.strict else margin < 0
-    # a point where a denominator vanishes is outside the claim (as in the exact certificate)
-    for den in {d.get_id(): d for t in facts + [negated] for d in nonconstant_denominators(t)}.values():
-        facts.append(den != 0)
-    return data, facts + [negated]
+    symbols = [None if c.role == "piece" else _real(c.label) for c in param.coords]
+    for choice in itertools.product(*(range(n) for n in param.pieces)):
+        pieces = iter(choice)
+        values = [next(pieces) if s is None else s for s in symbols]
+        data = param.data(Z3, values)
+        ev = check.evaluate(Z3, data, dims, with_hypotheses=False)
+        facts = [m > 0 if strict else m >= 0 for m, strict in param.hypothesis_margins(Z3, data)]
+        facts += [t >= 0 for t in param.constraint_terms(Z3, data)]
+        for s, span in zip(symbols, param.spans):
+            if s is not None and span is not None:
+                facts += [s >= z3.RealVal(span[0]), s <= z3.RealVal(span[1])]
+        margin = ev.margin[0]
+        negated = margin <= 0 if check.strict else margin < 0
+        # a point where a denominator vanishes is outside the claim (as in the exact certificate)
+        for den in {d.get_id(): d for t in facts + [negated] for d in nonconstant_denominators(t)}.values():
+            facts.append(den != 0)
+        yield values, data, facts + [negated]
+
+
+def formula(check: Check, domain: Domain):
+    """(data, assertions) of a domain with a single choice of chart pieces."""
+    _, data, facts = next(formulas(check, domain))
+    return data, facts
+
+
+def _real(name: str):
+    term = z3.Real(name)
+    return _ScalarTerm(term.as_ast(), term.ctx)
 
 
 def prove_smt(check: Check, domain: Domain, time_limit: float = 60.0, dps: int = 50) -> Proof:
     start = time.monotonic()
+    deadline = start + time_limit
     base = base_fields(check, dps)
     details = dict(method="smt", domain=domain.to_dict(), time_limit=time_limit)
     where = domain.describe(check)
-    data, assertions = formula(check, domain)  # NotDecidable propagates: the caller picks another method
-    solver = z3.Solver()
-    solver.set("timeout", max(1, int(time_limit * 1000)))
-    solver.add(*assertions)
-    answer = solver.check()
-    seconds = time.monotonic() - start
-    if answer == z3.unsat:
-        return Proof(
-            CheckResult(verdict=Verdict.PROVED, method="smt", seconds=seconds, domain=where,
-                        stop_reason="z3: the negated claim is unsatisfiable on the domain",
-                        message="proved by SMT: z3 finds the negated claim unsatisfiable (exact real arithmetic)", **base),
-            ProofDetails(solver="unsat", **details),
-        )
-    if answer == z3.unknown:
-        reason = solver.reason_unknown()
-        return Proof(
-            CheckResult(verdict=Verdict.INCONCLUSIVE, method="none", seconds=seconds, domain=where,
-                        stop_reason=f"z3 gave up: {reason}",
-                        message=f"no proof and no counterexample within {time_limit:g} s (z3: {reason})", **base),
-            ProofDetails(solver=f"unknown ({reason})", **details),
-        )
-    return _from_model(check, domain, data, solver.model(), start, base, details, dps)
+    attempts = parametrisations(check, domain)
+    reason, uncertified = "timeout", None
+    for k, param in enumerate(attempts):
+        # each way of writing the sets gets its share of the time left
+        share_end = time.monotonic() + (deadline - time.monotonic()) / (len(attempts) - k)
+        answer, found = _decide(check, domain, param, share_end)
+        if answer == "unsat":
+            calls = math.prod(param.pieces)
+            pieces = f" (in each of {calls} choices of chart pieces)" if calls > 1 else ""
+            return Proof(
+                CheckResult(verdict=Verdict.PROVED, method="smt", seconds=time.monotonic() - start, domain=where,
+                            stop_reason="z3: the negated claim is unsatisfiable on the domain",
+                            message=f"proved by SMT: z3 finds the negated claim unsatisfiable{pieces} (exact real arithmetic)", **base),
+                ProofDetails(solver="unsat", **details),
+            )
+        if answer == "sat":
+            proof = _from_model(check, domain, param, *found, start, base, details, dps)
+            if proof.result.counterexample is not None:
+                return proof
+            uncertified = proof  # an algebraic model off the set: the next map may give a rational one
+        else:
+            reason = found
+    if uncertified is not None:
+        return uncertified
+    return Proof(
+        CheckResult(verdict=Verdict.INCONCLUSIVE, method="none", seconds=time.monotonic() - start, domain=where,
+                    stop_reason=f"z3 gave up: {reason}",
+                    message=f"no proof and no counterexample within {time_limit:g} s (z3: {reason})", **base),
+        ProofDetails(solver=f"unknown ({reason})", **details),
+    )
 
 
-def _from_model(check, domain, data, model, start, base, details, dps) -> Proof:
-    exact = {}
-    for name, arr in data.items():
-        out = np.empty(arr.shape, dtype=object)
-        for idx in np.ndindex(*arr.shape):
-            q = model_fraction(model, arr[idx])
-            out[idx] = fmpq(q.numerator, q.denominator)
-        exact[name] = out
+def _decide(check, domain, param, deadline):
+    """("unsat", None) when every choice of pieces is unsatisfiable, ("sat", (values, model)),
+    or ("unknown", z3's reason).  NotDecidable propagates: the caller picks another method."""
+    for values, _, assertions in formulas(check, domain, param):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return "unknown", "timeout"
+        solver = z3.Solver()
+        solver.set("timeout", max(1, int(left * 1000)))
+        solver.add(*assertions)
+        answer = solver.check()
+        if answer == z3.sat:
+            return "sat", (values, solver.model())
+        if answer == z3.unknown:
+            return "unknown", solver.reason_unknown()
+    return "unsat", None
+
+
+def _from_model(check, domain, param, values, model, start, base, details, dps) -> Proof:
+    # the model's coordinates, mapped onto the sets exactly: a chart's rational parameters give
+    # a rational point *on* a sphere, where z3's own values would be algebraic numbers
+    point = []
+    for v in values:
+        if isinstance(v, int):
+            point.append(v)
+            continue
+        q = model_fraction(model, v)
+        point.append(fmpq(q.numerator, q.denominator))
+    exact = {k: np.asarray(EXACT.lift(x), dtype=object) for k, x in param.data(EXACT, point).items()}
     certifier = Certifier(dps)
     cert = certifier.certify(check, exact, domain.dims)
     found_at = time.monotonic() - start
@@ -111,4 +178,4 @@ def _from_model(check, domain, data, model, start, base, details, dps) -> Proof:
     )
 
 
-__all__ = ["prove_smt", "formula", "NotDecidable"]
+__all__ = ["prove_smt", "formula", "formulas", "parametrisations", "NotDecidable"]

@@ -16,7 +16,10 @@ from fractions import Fraction
 import numpy as np
 import sympy
 
-from ..contexts import _ObjectContext
+from ..contexts import SYMBOLIC, DomainError, _ObjectContext
+from ..contexts.table import BY_NAME
+
+POWER = BY_NAME["power"]
 
 
 class Undecided(ArithmeticError):
@@ -109,17 +112,14 @@ class GuidedContext(_ObjectContext):
     def abs(self, x):
         return self._elementwise(abs, x)
 
-    def _fn(self, sym, jet_fn, x):
-        return self._elementwise(lambda g: Guided(sym(g.e), jet_fn(np.asarray([g.j], dtype=object))[0]), x)
+    def _function(self, row, x):
+        # every function of the table: sympy's form beside the Jet's enclosure of it
+        sym, jets = SYMBOLIC._one(row), self.jets
+        return self._elementwise(lambda g: Guided(sym(g.e), jets._function(row, np.asarray([g.j], dtype=object))[0]), x)
 
-    def exp(self, x):
-        return self._fn(sympy.exp, self.jets.exp, x)
-
-    def log(self, x):
-        return self._fn(sympy.log, self.jets.log, x)
-
-    def sqrt(self, x):
-        return self._fn(sympy.sqrt, self.jets.sqrt, x)
+    def _power2(self, a, p):
+        a, p = self._convert(a), self._convert(p)
+        return Guided(SYMBOLIC._one(POWER)(a.e, p.e), self.jets._power2(a.j, p.j))
 
     def precision(self):
         return self.jets.precision()
@@ -142,5 +142,5 @@ def vanishes_identically(problem, face, entry: int) -> bool:
         _, margins = problem.evaluate(ctx, problem.data(ctx, values))
         expr = margins[entry].e
         return sympy.simplify(sympy.expand(expr)) == 0
-    except (Undecided, ZeroDivisionError, ValueError, TypeError):
+    except (Undecided, ZeroDivisionError, ValueError, TypeError, DomainError):
         return False

@@ -35,7 +35,7 @@ def evidence(o: Outcome) -> str:
         s = o.result.stats
         margin = "n/a" if s.best_margin is None or not math.isfinite(s.best_margin) else f"{s.best_margin:.3g}"
         proof = o.result.proof
-        proved = f"; {audit_verdict(o.now or '', proof.status.value, proof.domain, proof.volume_percent)}" if proof is not None else ""
+        proved = f"; {audit_verdict(o.now or '', proof)}" if proof is not None else ""
         return f"seed {o.result.seed}, {s.evaluations:,} evaluations, closest margin {margin}{proved}"
     return ""
 
@@ -114,7 +114,7 @@ def print_lock_rows(console: Console, rows: Iterable[LockRow], path) -> None:
             s = row.result.stats
             how = f"{s.evaluations:,} evaluations" + (f"; {row.result.message}" if row.result.message else "")
         if e.proof is not None:
-            how += "\n" + audit_verdict(e.verdict, e.proof.status, e.proof.domain, e.proof.volume_percent)
+            how += "\n" + audit_verdict(e.verdict, e.proof)
         if row.stale:
             how += "\nnot listed (no longer refutes): " + ", ".join(row.stale)
         table.add_row(e.claim, e.part, e.reading, _verdict(e.verdict), how)

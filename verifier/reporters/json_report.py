@@ -94,6 +94,8 @@ def proof_to_dict(p: ProofAttempt | None) -> dict | None:
         "seconds": round(p.seconds, 4),
         "time_limit": p.time_limit,
         "message": p.message,
+        "also": list(p.also),
+        "identical_sides": p.identical_sides,
     }
 
 

@@ -135,6 +135,6 @@ def summary_table(rows: list[SummaryRow]) -> str:
         method = e.method if e.method != "none" else "-"
         if e.proof is not None and e.proof.status == ProofStatus.PROVED.value:
             method = e.proof.method
-        verdict = e.verdict if e.proof is None else audit_verdict(e.verdict, e.proof.status, e.proof.domain, e.proof.volume_percent)
+        verdict = e.verdict if e.proof is None else audit_verdict(e.verdict, e.proof)
         out.append(f"| {_cell(c.kind.capitalize())} {_cell(c.id)} | {_cell(e.part)} | {_cell(e.reading)} | {_cell(verdict)} | {_cell(method)} | {_cell(cx)} |")
     return "\n".join(out) + "\n"

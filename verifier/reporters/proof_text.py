@@ -1,18 +1,43 @@
-"""How every format words a check's proof: ``proved on D``, ``survived (proof: inconclusive, 88.1 % of volume on D)``."""
+"""How every format words a check's proof: ``proved on D``, ``survived (proof: inconclusive, 88.1 % of volume on D)``.
+
+A proof's record is a fresh :class:`~verifier.results.ProofAttempt` or a lock's
+:class:`~verifier.lock.LockedProof`; both carry the status, the domain, the method, the share
+of volume, the larger sizes also proved and whether both sides were the same function there,
+and every phrase reads them the same way.
+"""
 
 from __future__ import annotations
 
-from ..results import ProofAttempt, ProofStatus
+from ..results import CheckResult, ProofAttempt, ProofStatus, Verdict
 
 
 def percent(volume: float | None) -> str:
     return "" if volume is None else f"{volume:g} % of volume"
 
 
-def proof_phrase(status: str, domain: str = "", volume: float | None = None) -> str:
-    """``proved on D``, ``proof: inconclusive, 88.1 % of volume on D``, ``proof: error``, ..."""
+def _proved_phrase(domain: str, method: str = "", also=(), identical_sides: bool = False) -> str:
+    """``proved (identity) on D``, ``proved on D (also n = 3, n = 4)``, or the warning that both sides coincide there."""
+    head = "proved (identity)" if method == "identity" and not identical_sides else "proved"
+    out = f"{head} on {domain}" if domain else head
+    if identical_sides:
+        out += ", where both sides are the same function (nothing is compared there)"
+    if also:
+        out += f" (also at {'; '.join(also)})"
+    return out
+
+
+def proof_phrase(status, domain: str = "", volume: float | None = None) -> str:
+    """``proved on D``, ``proof: inconclusive, 88.1 % of volume on D``, ``proof: error``, ...
+
+    ``status`` is a status value or a proof record (then ``domain`` and ``volume`` come from it).
+    """
+    proof = status if hasattr(status, "status") else None
+    if proof is not None:
+        status, domain, volume = str(proof.status), proof.domain, proof.volume_percent
     if status == ProofStatus.PROVED.value:
-        return f"proved on {domain}" if domain else "proved"
+        if proof is None:
+            return f"proved on {domain}" if domain else "proved"
+        return _proved_phrase(domain, proof.method, getattr(proof, "also", ()), getattr(proof, "identical_sides", False))
     if status == ProofStatus.REFUTED.value:
         return f"refuted by the proof on {domain}"
     detail = f", {percent(volume)}" if status == ProofStatus.INCONCLUSIVE.value and volume is not None else ""
@@ -20,11 +45,12 @@ def proof_phrase(status: str, domain: str = "", volume: float | None = None) -> 
     return f"proof: {status}{detail}{where}"
 
 
-def audit_verdict(verdict: str, status: str | None, domain: str = "", volume: float | None = None) -> str:
-    """The verdict as the audit table states it, from plain values (a lock entry or a fresh result)."""
+def audit_verdict(verdict: str, status, domain: str = "", volume: float | None = None) -> str:
+    """The verdict as the audit table states it, from a proof record (a lock entry's or a fresh
+    result's) or from plain values."""
     if status is None:
         return verdict
-    if status == ProofStatus.PROVED.value:
+    if str(getattr(status, "status", status)) == ProofStatus.PROVED.value:
         return proof_phrase(status, domain, volume)
     return f"{verdict} ({proof_phrase(status, domain, volume)})"
 
@@ -32,7 +58,18 @@ def audit_verdict(verdict: str, status: str | None, domain: str = "", volume: fl
 def result_verdict(verdict: str, proof: ProofAttempt | None) -> str:
     if proof is None:
         return verdict
-    return audit_verdict(verdict, proof.status.value, proof.domain, proof.volume_percent)
+    return audit_verdict(verdict, proof)
+
+
+def shown_verdict(r: CheckResult) -> Verdict:
+    """The verdict a row shows: PROVED when the check's proof went through, else the search's.
+
+    Rows and the summary line count the same thing: a check whose search was inconclusive
+    (a tie) but whose proof went through is a proved check in both.
+    """
+    if r.proof is not None and r.proof.status is ProofStatus.PROVED:
+        return Verdict.PROVED
+    return r.verdict
 
 
 def proof_sentence(proof: ProofAttempt) -> str:
@@ -45,7 +82,9 @@ def proof_sentence(proof: ProofAttempt) -> str:
     else:  # not run now: the lock's record (verify check and report do not rerun a proof that did not go through)
         how = f" ({proof.method}, as locked)"
     if proof.status is ProofStatus.PROVED:
-        return f"Proved{where}{how}"
+        text = _proved_phrase(proof.domain, proof.method, proof.also, proof.identical_sides)
+        detail = f": {proof.message.removeprefix('proved (identity): ')}" if proof.method == "identity" and proof.message else ""
+        return text[0].upper() + text[1:] + how + detail
     if proof.status is ProofStatus.INCONCLUSIVE:
         share = f": {percent(proof.volume_percent)} decided" if proof.volume_percent is not None else ""
         return f"Proof inconclusive{where}{how}{share}"

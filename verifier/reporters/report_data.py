@@ -135,7 +135,7 @@ def item_proof(item: Item) -> ProofAttempt | None:
 def proof_suffix(item: Item) -> str:
     """`` (proved on D)`` or `` (proof: inconclusive, 88 % of volume)`` after the verdict; empty without a proof."""
     p = item_proof(item)
-    return "" if p is None else f" ({proof_phrase(p.status.value, p.domain, p.volume_percent)})"
+    return "" if p is None else f" ({proof_phrase(p)})"
 
 
 def kernel_status(item: Item, path: str) -> str | None:

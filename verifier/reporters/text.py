@@ -13,7 +13,7 @@ from ..claims import RELATIONS, Claim
 from ..domains import kind_text
 from ..results import CheckResult, Counterexample, ProofStatus, Verdict
 from .numbers import fmt
-from .proof_text import proof_phrase, proof_sentence
+from .proof_text import proof_phrase, proof_sentence, shown_verdict
 
 STYLE = {
     Verdict.REFUTED: ("REFUTED", "bold red"),
@@ -262,8 +262,9 @@ def evidence(r: CheckResult, sep: str = "\n") -> str:
 def print_summary_counts(console: Console, results: Iterable[CheckResult]) -> None:
     results = list(results)
     counts: dict[str, int] = {}
-    for r in results:
-        counts[STYLE[r.verdict][0]] = counts.get(STYLE[r.verdict][0], 0) + 1
+    for r in results:  # as the rows show them: a check whose proof went through is proved
+        label = STYLE[shown_verdict(r)][0]
+        counts[label] = counts.get(label, 0) + 1
     total = sum(r.seconds for r in results)
     proofs = [r.proof for r in results if r.proof is not None]
     proved = sum(p.status is ProofStatus.PROVED for p in proofs)
@@ -285,11 +286,11 @@ def summary_header() -> str:
 def summary_row(r: CheckResult) -> Text:
     """One check as one line: a pipe or CI log gets it whole; a terminal may crop the end."""
     (_, w_check), (_, w_verdict), (_, w_method), (_, w_evals), (_, w_time) = _ROW_WIDTHS
-    label, style = STYLE[r.verdict]
+    label, style = STYLE[shown_verdict(r)]
     proof = r.proof
     method = "-" if r.method == "none" else r.method
     if proof is not None and proof.status is ProofStatus.PROVED:
-        (label, style), method = STYLE[Verdict.PROVED], _SHORT_METHOD.get(proof.method, proof.method)
+        method = _SHORT_METHOD.get(proof.method, proof.method)
     row = Text(check_name(r).ljust(w_check) + "  ")
     row.append(label.ljust(w_verdict), style=style)
     row.append("  " + method.ljust(w_method) + "  " + _count(r.stats.evaluations).rjust(w_evals)
@@ -306,8 +307,8 @@ def _proof_note(r: CheckResult) -> str:
     if p is None or p.status is ProofStatus.REFUTED:
         return ""
     if p.status is ProofStatus.PROVED:
-        return f"on {p.domain}; "
-    return proof_phrase(p.status.value, p.domain, p.volume_percent) + "; "
+        return proof_phrase(p).removeprefix("proved (identity) ").removeprefix("proved ") + "; "
+    return proof_phrase(p) + "; "
 
 
 def _count(n: int) -> str:

@@ -17,9 +17,10 @@ from .config import PHASES
 from .deep import run_deep_chunk
 from .evaluate import ChunkSearch, Found
 from .generate import run_generate_chunk
+from .refine import run_refine_chunk
 from .target import run_target_chunk
 
-PHASE_RUNNERS = {"generate": run_generate_chunk, "target": run_target_chunk, "deep": run_deep_chunk}
+PHASE_RUNNERS = {"generate": run_generate_chunk, "target": run_target_chunk, "refine": run_refine_chunk, "deep": run_deep_chunk}
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,7 @@ class ChunkResult:
     elite_cells: list = field(default_factory=list)  # the basin cell of each of ``elites``
     tie_cells: list = field(default_factory=list)  # the basin cell of each of ``ties``
     rejected: list = field(default_factory=list)  # float rows a hypothesis rejected exactly, new in this chunk
+    elite_leaders: list = field(default_factory=list)  # the best entry of each dims seen
 
 
 def run_chunk_in(search: ChunkSearch, chunk: Chunk) -> ChunkResult:
@@ -73,7 +75,8 @@ def run_chunk_in(search: ChunkSearch, chunk: Chunk) -> ChunkResult:
     return ChunkResult(search.evaluations, dict(search.stats), search.elites.entries, best, search.ratio_points,
                        search.near_misses.best(4), search.undecided, search.worst_rejected, found,
                        search.undefined_example, search.tight_detail, search.near_ties,
-                       search.elites.cells(), search.near_misses.cells(4), sorted(search.rejected_exactly - chunk.rejected))
+                       search.elites.cells(), search.near_misses.cells(4), sorted(search.rejected_exactly - chunk.rejected),
+                       list(search.elites.leaders.values()))
 
 
 def run_chunk(task) -> ChunkResult:

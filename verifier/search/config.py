@@ -12,7 +12,7 @@ Progress = Callable[[int, int], None]  # (evaluations so far, budget)
 RESOLUTION = 2.0**-40
 
 #: the phase number in a chunk's seed address ``[seed, phase, index]``
-PHASES = {"generate": 0, "target": 1, "deep": 2}
+PHASES = {"generate": 0, "target": 1, "deep": 2, "refine": 3}
 
 #: the target phase's local searches (see :mod:`.target`)
 TARGET_STRATEGIES = ("es", "cmaes")
@@ -31,11 +31,13 @@ class SearchConfig:
     rechecks_per_batch: int = 3
     max_rechecks: int = 400  # per check, shared out between chunks by chunk index
     generate_fraction: float = 0.5
+    refine_fraction: float = 0.1  # kept for refining the best points to the end (see .refine)
+    refine_starts: int = 4
     jobs: int = 1  # worker processes; 0 = one per core.  Never changes the result of a seed.
     deep: bool = True  # search below float64's resolution at dps digits
     deep_points: int = 2  # unresolved points re-evaluated at dps digits per chunk
     deep_starts: int = 2  # arbitrary-precision local searches after the target phase
-    deep_steps: int = 60  # evaluations at dps digits per deep local search
+    deep_steps: int = 100  # evaluations at dps digits per deep local search
     round_chunks: int = 8  # generate chunks per adaptation round
     undefined_rechecks: int = 4  # float64-undefined points re-evaluated at dps digits per batch
     min_defined_fraction: float = 0.1  # below this share of evaluable points the check is an error
@@ -54,6 +56,8 @@ class SearchConfig:
             raise ValueError(f"target must be one of {', '.join(TARGET_STRATEGIES)}, got {self.target!r}")
         if self.batch < 1 or self.round_chunks < 1:
             raise ValueError("batch and round_chunks must be positive")
+        if not 0 <= self.refine_fraction < 1 or self.refine_starts < 0:
+            raise ValueError(f"refine_fraction must be in [0, 1) and refine_starts >= 0, got {self.refine_fraction}, {self.refine_starts}")
 
 
 #: the ``--quick`` preset of ``verify all`` (CI)

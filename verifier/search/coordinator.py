@@ -1,6 +1,6 @@
 """One check's search from start to verdict, and many checks side by side.
 
-    generate -> target -> deep -> (every suspect re-checked and certified) -> shrink
+    generate -> target -> refine -> deep -> (every suspect re-checked and certified) -> shrink
 
 The coordinator hands seed-addressed chunks (:mod:`.chunks`) to an executor
 (:mod:`verifier.executor`), merges their results in chunk order and turns the outcome into a
@@ -29,8 +29,9 @@ from ..rational_points import refuse_irrational_derived, try_near_tie
 from ..results import CheckResult, FoundBy, RunResult, SearchStats, Verdict
 from ..shrink import Shrinker
 from .chunks import Chunk, ChunkResult, run_chunk
-from .config import Progress, SearchConfig, tune_allocator
+from .config import RESOLUTION, Progress, SearchConfig, tune_allocator
 from .evaluate import ChunkSearch, Found
+from .pool import basin_of
 
 #: near-ties whose simple rationals are certified after each round of chunks (the best distinct ones)
 NEAR_TIES_PER_ROUND = 1
@@ -101,6 +102,7 @@ class Coordinator(ChunkSearch):
         self.ratio_points.sort(key=lambda e: e[0])
         del self.ratio_points[:-5]
         self.elites.merge(res.elites, res.elite_cells)
+        self.elites.merge_leaders(res.elite_leaders)
         self.undefined_example = self.undefined_example or res.undefined_example
         self.tight_detail = self.tight_detail or res.tight_detail
         self.near_misses.merge([(rel, point, dict(dims)) for rel, point, dims in res.ties], res.tie_cells)
@@ -125,16 +127,39 @@ class Coordinator(ChunkSearch):
             self._run([Chunk("generate", k, max(min(cfg.batch, gen_budget - k * cfg.batch), 1), self.deadline, hint=hint,
                              rechecks=self._generate_rechecks(k), rejected=self.rejected_exactly) for k in range(index, stop)])
             index = stop
+        refine_budget = int(cfg.budget * cfg.refine_fraction)
         starts = self.elites.starts(cfg.elites)
         if starts and not self.out_of_time():
-            per = max((cfg.budget - self.evaluations) // len(starts), cfg.offspring)
+            per = max((cfg.budget - refine_budget - self.evaluations) // len(starts), cfg.offspring)
             rechecks = max(cfg.max_rechecks // (2 * len(starts)), cfg.rechecks_per_batch)
             # a target chunk spends about as much as a generate round
             self._run([Chunk("target", k, per, self.deadline, start=s, rechecks=rechecks, rejected=self.rejected_exactly)
                        for k, s in enumerate(starts)],
                       near_ties_every=1)
-        if cfg.deep and self.deep_starts and not self.out_of_time():
-            self._run([Chunk("deep", k, 0, self.deadline, start=s) for k, s in enumerate(self.deep_starts)])
+        starts = self.elites.starts(cfg.refine_starts)
+        if starts and refine_budget and not self.out_of_time():
+            per = max(refine_budget // len(starts), 1)
+            self._run([Chunk("refine", k, per, self.deadline, start=s, rechecks=cfg.rechecks_per_batch, rejected=self.rejected_exactly)
+                       for k, s in enumerate(starts)],
+                      near_ties_every=1)
+        starts = self.deep_starts + self.unresolved_elites()
+        if cfg.deep and starts and not self.out_of_time():
+            self._run([Chunk("deep", k, 0, self.deadline, start=s) for k, s in enumerate(starts)])
+
+    def unresolved_elites(self) -> list:
+        """The best points of the float search whose relative margin is below float64's resolution
+        (up to ``deep_starts``, one per basin, none in a near-miss's basin): float64 cannot
+        tell whether the claim fails beside them, only a search at dps digits can."""
+        taken = {basin_of(point, dims) for _, point, dims in self.deep_starts}
+        out = []
+        for key, point, dims in self.elites.entries:
+            if len(out) >= self.config.deep_starts or abs(key) > RESOLUTION:
+                break
+            cell = basin_of(point, dims)
+            if cell not in taken:
+                taken.add(cell)
+                out.append((key, point, dims))
+        return out
 
     def _generate_rechecks(self, k):
         """A fixed allowance per chunk index (so it is the same whatever runs the chunks):

@@ -14,6 +14,7 @@ margin of any size has a sign, and which costs less than 50 digits), else ``dps`
 
 from __future__ import annotations
 
+import itertools
 import time
 
 import mpmath
@@ -110,6 +111,16 @@ class ChunkSearch:
             finite = np.isfinite(margin) & np.isfinite(scale)
             excluded = np.zeros(n, dtype=bool)
             hyp_ok = finite.copy()
+            for hyp, h in zip(self.check.hypotheses, hyps):
+                if hyp.strict:
+                    # On a strict hypothesis's excluded boundary (eps = 0 for eps > 0, exactly as
+                    # float64 computes it) the point is outside the domain.  Ranked as a point of
+                    # it, the boundary held every elite where the largest ratio is reached both
+                    # there and inside, and the best points the report and `verify tighten`
+                    # certify were all rejected exactly.
+                    edge = np.isfinite(h) & ~(h > 0)
+                    hyp_ok &= ~edge
+                    excluded |= edge
             for h in hyps:
                 # float only filters; strictness and the exact boundary are the certificate's job
                 defined = np.isfinite(h)
@@ -344,7 +355,8 @@ class ChunkSearch:
 
     def recheck(self, data, dims, suspects, margin):
         """Certify the worst suspects; yield (index, certificate) for the ones that are not violations."""
-        for i in [i for i in suspects if _row_key(data, i) not in self.rejected_exactly][: self.config.rechecks_per_batch]:
+        fresh = (i for i in suspects if not self.rejected_exactly or _row_key(data, i) not in self.rejected_exactly)
+        for i in itertools.islice(fresh, self.config.rechecks_per_batch):
             if self.stats["rechecked"] >= self.recheck_allowance:
                 return
             self.stats["rechecked"] += 1
@@ -403,7 +415,7 @@ class ChunkSearch:
         for i in candidates:
             if self.deep_left <= 0:
                 return
-            if _row_key(data, i) in self.rejected_exactly:
+            if self.rejected_exactly and _row_key(data, i) in self.rejected_exactly:
                 continue
             self.deep_left -= 1
             try:

@@ -93,20 +93,37 @@ class _Basins:
 
 
 class ElitePool(_Basins):
-    """The best-ranked candidates, by search key (smaller is closer to a violation), one per basin.
+    """The best-ranked candidates, by search key (smaller is closer to a violation), one per basin,
+    and the best one of every dims seen.
 
     Distinct floats are not distinct starts: 32 slots once held 32 floats of one box corner,
-    so the target phase ran one local search eight times.
+    so the target phase ran one local search eight times.  Nor do the best keys give every
+    size a start: where random points of a small size rank better than those of the largest
+    (the claim fails only there, at one point), the small sizes filled every slot and the
+    largest size never had a local search.  Each dims therefore keeps its own best point.
     """
 
     def __init__(self, size: int, entries=()):
         super().__init__(size * 4)
         self.size = size
+        self.leaders: dict = {}  # dims (sorted items) -> the best entry of that dims
         for e in entries:
             self.add(*e)
 
     def add(self, key: float, point: dict, dims: dict) -> None:
+        self._lead((key, point, dims))
         self._insert((key, point, dims))
+
+    def _lead(self, entry: tuple) -> None:
+        tag = tuple(sorted(entry[2].items()))
+        held = self.leaders.get(tag)
+        if held is None or entry[0] < held[0]:
+            self.leaders[tag] = entry
+
+    def merge_leaders(self, entries) -> None:
+        """The best entry of each dims another pool kept."""
+        for entry in entries:
+            self._lead(entry)
 
     def add_rows(self, keys: np.ndarray, rows: np.ndarray, data: dict, dims: dict) -> None:
         """Rows ``rows`` of the batch ``data`` (same dims), in order, as ``add`` would take them.
@@ -125,12 +142,17 @@ class ElitePool(_Basins):
         finite = np.all(np.isfinite(matrix), axis=1)
         cells = _grid_cells(np.where(np.isfinite(matrix), matrix, 0.0))
         tag = tuple(sorted(dims.items()))
+        held = self.leaders.get(tag)
         for n, (key, j) in enumerate(zip(keys, rows)):
             key = float(key)
-            if not self._may_enter(key):
+            leads = held is None or key < held[0]
+            if not (leads or self._may_enter(key)):
                 continue
-            cell = (tag, cells[n].tobytes()) if finite[n] else None
-            self._place((key, {k: v[j : j + 1].copy() for k, v in data.items()}, dims), cell)
+            entry = (key, {k: v[j : j + 1].copy() for k, v in data.items()}, dims)
+            if leads:
+                self.leaders[tag] = held = entry
+            if self._may_enter(key):
+                self._place(entry, (tag, cells[n].tobytes()) if finite[n] else None)
 
     def dims_hint(self, k: int) -> list[dict]:
         """The dims of the best entries, up to ``k`` distinct ones, best first."""
@@ -148,20 +170,14 @@ class ElitePool(_Basins):
         One dims' basin can hold every elite (Lemma C.2 part 1: five of eight starts at one
         dims and none at the dims of the counterexample); a start per dims spreads the target phase.
         """
-        out, seen = [], set()
+        leaders = sorted(self.leaders.values(), key=lambda e: e[0])
+        seen = {(tuple(sorted(e[2].items())), round(e[0], 12)) for e in leaders}
+        rest = []
         for key, point, dims in self.entries:
             tag = (tuple(sorted(dims.items())), round(key, 12))
-            if tag in seen:
-                continue
-            seen.add(tag)
-            out.append((key, point, dims))
-        leaders, first = [], set()
-        for e in out:
-            d = tuple(sorted(e[2].items()))
-            if d not in first:
-                first.add(d)
-                leaders.append(e)
-        rest = [e for e in out if not any(e is l for l in leaders)]
+            if tag not in seen:
+                seen.add(tag)
+                rest.append((key, point, dims))
         return (leaders + rest)[:k]
 
 

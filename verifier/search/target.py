@@ -6,10 +6,18 @@ import numpy as np
 
 from ..sampling import batch_fastest
 from .cmaes_calls import cma_class, quiet
+from .smooth import many_terms, run_smoothed_descent
 
 
 def run_target_chunk(search, chunk, rng) -> None:
-    """A local search from one elite, by the configured strategy."""
+    """A local search from one elite, by the configured strategy.
+
+    For a maximum over more terms than coordinates, every other chunk first descends a
+    smoothed maximum (see .smooth); what its levels leave of the chunk goes to the strategy.
+    """
+    _, point, dims = chunk.start
+    if chunk.index % 2 and many_terms(search.check, point, dims, sum(int(np.prod(np.shape(v)[1:], dtype=int)) for v in point.values())):
+        run_smoothed_descent(search, chunk, rng)
     if search.config.target == "cmaes":
         return run_cmaes_chunk(search, chunk, rng)
     return run_es_chunk(search, chunk, rng)

@@ -17,8 +17,8 @@ LN_eps(a x) = a (x - mean) / sqrt(a^2 v + eps) != (x - mean) / sqrt(v + eps) whe
 v = var(x) > 0 (x = (1, -1), a = 2: 2/sqrt(4 + 1e-5) != 1/sqrt(1 + 1e-5)): false.
 
 Verdict.  ``as-printed`` survives; ``with-eps`` is refuted from scratch (seed 0: x = (0, 1),
-a = 2, ball arithmetic).  ``verify prove`` is inconclusive on the identity (margin 0
-everywhere).
+a = 2, ball arithmetic).  ``verify prove`` proves it as an identity (sympy rewrites
+lhs - rhs to 0; no enclosure could, the margin being 0 everywhere).
 """
 
 from verifier import Claim, Dim, Hypothesis, Part, Reading, Scalar, Vector

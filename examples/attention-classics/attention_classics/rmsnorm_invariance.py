@@ -20,7 +20,8 @@ Verdict.  ``as-printed`` survives; ``with-eps`` (seed 0: x = (1), a = 2) and
 ``re-centering`` (x = (0, -1), c = 1: RMSNorm(x + c 1) = (sqrt 2, 0) against
 RMSNorm(x) = (0, -sqrt 2))
 are refuted from scratch, each with a ball-arithmetic certificate.  ``verify prove`` on
-n = 2, x in [-2, 2]^2, a in [1/2, 2] is inconclusive: an identity has margin 0 everywhere.
+n = 2, x in [-2, 2]^2, a in [1/2, 2] proves it as an identity (sympy rewrites lhs - rhs to 0;
+no enclosure could, the margin being 0 everywhere).
 """
 
 from verifier import Claim, Dim, Hypothesis, Part, Reading, Scalar, Vector

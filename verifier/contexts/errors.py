@@ -1,0 +1,18 @@
+"""What a context raises when a claim leaves what it can compute."""
+
+
+class NotRational(ArithmeticError):
+    """Raised by the exact context when a claim leaves the rationals (exp, log, sqrt)."""
+
+
+class DomainError(ArithmeticError):
+    """A function was applied outside its domain (log of a negative number, say).
+
+    Every rigorous context raises it where the float context gives nan, and the
+    certifier treats it as it treats a division by zero: the point is outside the claim's
+    hypotheses, never a violation.
+    """
+
+
+class FloatLiteralError(TypeError):
+    """A float literal reached an exact context: its value is not the decimal written."""
