@@ -11,11 +11,19 @@ numbers people read), and then proved:
   that needs a symbolic proof (sympy) that the margin is exactly zero.
 
 Every hypothesis must be certified to hold at the same point, with the same methods.
+
+A violation is evaluated twice, in the context that decided it: a claim that gives two
+different values at one exact point (it draws random numbers, say) certifies nothing, and
+is an error naming it.  The precision escalates only while the search's time lasts: at its
+deadline an enclosure that still straddles zero is left undecided, never signed.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import random
+import threading
+import time
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping
@@ -26,6 +34,7 @@ import sympy
 
 from .claims import Check
 from .contexts import BallContext, DomainError, ExactContext, MPContext, NotRational, SymbolicContext, to_fraction
+from .isolation import OutOfTime, call_apart, call_within, forking_available
 
 EXACT = ExactContext()
 
@@ -50,15 +59,34 @@ class Certificate:
         return self.status == "violated"
 
 
-class Certifier:
-    """Decides the sign of a check's margin at an exact rational point."""
+class NotDeterministic(Exception):
+    """A claim evaluated twice at one exact point, in one context, gave two different values."""
 
-    def __init__(self, dps: int = 50, max_escalations: int = 3, symbolic_max_entries: int = 64):
+
+class Certifier:
+    """Decides the sign of a check's margin at an exact rational point.
+
+    ``deadline`` (a ``time.monotonic()`` value, None: none): past it the precision is not
+    escalated and no symbolic proof is started; one that runs is stopped there.
+    ``confirm``: which certificates are evaluated a second time -- ``"violations"`` (a search:
+    only what it would report), or ``"always"`` (a replay: a stored point that "no longer
+    refutes" must not be a coin that fell the other way either).
+    """
+
+    def __init__(self, dps: int = 50, max_escalations: int = 3, symbolic_max_entries: int = 64, deadline: float | None = None,
+                 confirm: str = "violations"):
+        if confirm not in ("violations", "always"):
+            raise ValueError(f"confirm must be 'violations' or 'always', got {confirm!r}")
+        self.confirm = confirm
         if dps < 15:
             raise ValueError(f"dps must be at least 15, got {dps}")
         self.dps = dps
         self.max_escalations = max_escalations
         self.symbolic_max_entries = symbolic_max_entries
+        self.deadline = deadline
+
+    def _out_of_time(self) -> bool:
+        return self.deadline is not None and time.monotonic() > self.deadline
 
     # ------------------------------------------------------------------------------
     def certify(self, check: Check, data: Mapping[str, np.ndarray], dims: Mapping[str, int], display: bool | str = True) -> Certificate:
@@ -74,9 +102,11 @@ class Certifier:
         if display not in (True, False, "violations"):
             raise ValueError(f"display must be True, False or 'violations', got {display!r}")
         try:
-            cert = self._exact(check, data, dims)
+            cert, decisive = self._exact(check, data, dims)
         except NotRational:
-            cert = self._ball(check, data, dims)
+            cert, decisive = self._ball(check, data, dims)
+        if decisive is not None and (cert.violated or self.confirm == "always"):
+            self._same_again(check, data, dims, *decisive)
         if not display or (display == "violations" and not cert.violated):
             shown = (None, None, None)
         elif cert.ball_values is not None:
@@ -98,24 +128,27 @@ class Certifier:
             return None, None, None
 
     # ------------------------------------------------------------------------------
-    def _exact(self, check, data, dims) -> Certificate:
+    def _exact(self, check, data, dims) -> tuple[Certificate, tuple | None]:
+        """The certificate in rational arithmetic, and the evaluation that decided it (context,
+        evaluation, how) when one did."""
         try:
             ev = check.evaluate(EXACT, EXACT.convert(data), dims)
         except ZeroDivisionError as exc:
-            return Certificate("hypothesis-fails", "exact", detail=f"division by zero ({exc})")
+            return Certificate("hypothesis-fails", "exact", detail=f"division by zero ({exc})"), None
         except DomainError as exc:
-            return Certificate("hypothesis-fails", "exact", detail=f"outside a function's domain ({exc})")
+            return Certificate("hypothesis-fails", "exact", detail=f"outside a function's domain ({exc})"), None
+        decisive = (EXACT, ev, "in exact rational arithmetic")
         for hyp, h in zip(check.hypotheses, ev.hypotheses):
             h = h[0]
             if h < 0 or (hyp.strict and h == 0):
-                return Certificate("hypothesis-fails", "exact", detail=f"hypothesis fails exactly: {hyp.text}")
+                return Certificate("hypothesis-fails", "exact", detail=f"hypothesis fails exactly: {hyp.text}"), decisive
         m = ev.margin[0]
         m_frac, lhs, rhs = to_fraction(m), _frac_or_none(ev.lhs[0]), _frac_or_none(ev.rhs[0])
         if m < 0 or (check.strict and m == 0):
             how = "equal" if m == 0 else "margin < 0"
-            return Certificate("violated", "exact", detail=f"exact rational arithmetic: {how}", exact_margin=m_frac, exact_lhs=lhs, exact_rhs=rhs)
+            return Certificate("violated", "exact", detail=f"exact rational arithmetic: {how}", exact_margin=m_frac, exact_lhs=lhs, exact_rhs=rhs), decisive
         status = "tight" if m == 0 else "holds"
-        return Certificate(status, "exact", detail="exact rational arithmetic", exact_margin=m_frac, exact_lhs=lhs, exact_rhs=rhs)
+        return Certificate(status, "exact", detail="exact rational arithmetic", exact_margin=m_frac, exact_lhs=lhs, exact_rhs=rhs), decisive
 
     def _exact_hypotheses(self, check, data, dims) -> list:
         """Each hypothesis margin as an exact rational where it is one, else None.
@@ -133,21 +166,28 @@ class Certifier:
                 out.append(None)
         return out
 
-    def _ball(self, check, data, dims) -> Certificate:
+    def _ball(self, check, data, dims) -> tuple[Certificate, tuple | None]:
+        """The certificate in ball arithmetic (or a symbolic proof of equality), and the
+        evaluation that decided it (context, evaluation, how) when one did."""
         prec = int(self.dps * 3.33) + 32
-        last = None
+        last = decisive = None
+        stopped = ""
         exact_hyps = self._exact_hypotheses(check, data, dims)
         for hyp, h in zip(check.hypotheses, exact_hyps):
             if h is not None and (h < 0 or (hyp.strict and h == 0)):
-                return Certificate("hypothesis-fails", "exact", detail=f"hypothesis fails exactly: {hyp.text}")
-        for _ in range(self.max_escalations + 1):
+                return Certificate("hypothesis-fails", "exact", detail=f"hypothesis fails exactly: {hyp.text}"), None
+        for escalation in range(self.max_escalations + 1):
+            if escalation and self._out_of_time():
+                stopped = "; the time limit stopped the escalation"
+                break
             ball = BallContext(prec)
             try:
                 ev = check.evaluate(ball, ball.convert(data), dims)
             except ZeroDivisionError as exc:
-                return Certificate("hypothesis-fails", "interval", detail=f"division by zero ({exc})")
+                return Certificate("hypothesis-fails", "interval", detail=f"division by zero ({exc})"), None
             except DomainError as exc:
-                return Certificate("hypothesis-fails", "interval", detail=f"outside a function's domain ({exc})")
+                return Certificate("hypothesis-fails", "interval", detail=f"outside a function's domain ({exc})"), None
+            decisive = (ball, ev, f"in ball arithmetic at {prec} bits")
             hyp_state = "hold"
             for hyp, h, exact_h in zip(check.hypotheses, ev.hypotheses, exact_hyps):
                 h = h[0]
@@ -156,7 +196,7 @@ class Certifier:
                 if not h.is_finite():
                     hyp_state = "undecided"
                 elif h.upper() < 0 or (hyp.strict and h.upper() <= 0):
-                    return Certificate("hypothesis-fails", "interval", detail=f"hypothesis fails: {hyp.text}")
+                    return Certificate("hypothesis-fails", "interval", detail=f"hypothesis fails: {hyp.text}"), decisive
                 elif not (h.lower() > 0 or (not hyp.strict and h.lower() >= 0)):
                     hyp_state = "undecided"
             m = ev.margin[0]
@@ -164,27 +204,95 @@ class Certifier:
             if hyp_state == "hold" and m.is_finite():
                 shown = dict(exact_margin=None, ball_values=(ev.lhs[0], ev.rhs[0], m))
                 if m.upper() < 0:
-                    return Certificate("violated", "interval", detail=f"ball arithmetic at {prec} bits: margin in {_ball_text(m)} < 0", **shown)
+                    return Certificate("violated", "interval", detail=f"ball arithmetic at {prec} bits: margin in {_ball_text(m)} < 0", **shown), decisive
                 if m.lower() > 0 or (not check.strict and m.lower() >= 0):
-                    return Certificate("holds", "interval", detail=f"ball arithmetic at {prec} bits", **shown)
+                    return Certificate("holds", "interval", detail=f"ball arithmetic at {prec} bits", **shown), decisive
             prec *= 2
         if hyp_state != "hold":
-            return Certificate("undecided", "none", detail="a hypothesis could not be certified at this point")
+            return Certificate("undecided", "none", detail="a hypothesis could not be certified at this point"), decisive
         # The enclosure straddles zero at every precision: the point is (numerically) an
         # equality case.  A strict claim fails there only if the margin is exactly zero.
-        if check.strict and self._symbolically_zero(check, data, dims):
-            return Certificate("violated", "exact", detail="both sides are exactly equal (symbolic proof)", exact_margin=Fraction(0))
-        return Certificate("tight", "none", detail=f"margin within {_ball_text(last)} at {prec // 2} bits")
+        if check.strict and not stopped and self._symbolically_zero(check, data, dims):
+            return Certificate("violated", "exact", detail="both sides are exactly equal (symbolic proof)", exact_margin=Fraction(0)), decisive
+        return Certificate("tight", "none", detail=f"margin within {_ball_text(last)} at {prec // 2} bits{stopped}"), decisive
 
     def _symbolically_zero(self, check, data, dims) -> bool:
-        if sum(np.size(x) for x in data.values()) > self.symbolic_max_entries:
+        """Is the margin exactly zero (sympy)?  No answer by the deadline is no proof: sympy's
+        simplification of exp(10^8) ran for minutes, computing log 2 to millions of digits."""
+        if sum(np.size(x) for x in data.values()) > self.symbolic_max_entries or self._out_of_time():
             return False
         sym = SymbolicContext()
         try:
             ev = check.evaluate(sym, sym.convert(data), dims, with_hypotheses=False)
-            return sympy.simplify(ev.margin[0]) == 0
-        except Exception:  # sympy may fail on large expressions; then no proof
+            return call_within(self.deadline, sympy.simplify, ev.margin[0]) == 0
+        except (Exception, OutOfTime):  # sympy may fail on large expressions; then no proof
             return False
+
+    def _same_again(self, check, data, dims, ctx, first, how: str) -> None:
+        """Evaluate a violation a second time in the context that decided it; two different
+        values at one point mean the claim's functions are not functions of their inputs.  A
+        claim that draws from Python's or numpy's global random generator says so even when
+        its two draws happen to agree (a coin's two tosses do half the time)."""
+        # only a process with one thread: a Dask worker's own threads draw from random too
+        drawn = _global_random_state() if threading.active_count() == 1 else None
+        again = check.evaluate(ctx, ctx.convert(data), dims)
+        if drawn is not None and _global_random_state() != drawn:
+            raise NotDeterministic(f"claim {check.label} is not deterministic: evaluated {how}, it drew random numbers (from Python's random module or numpy's global "
+                                   "generator): its value at a point is not a function of the point")
+        pairs = [("lhs", first.lhs, again.lhs), ("rhs", first.rhs, again.rhs)]
+        pairs += [(f"hypothesis {h.text!r}", a, b) for h, a, b in zip(check.hypotheses, first.hypotheses, again.hypotheses)]
+        for name, a, b in pairs:
+            if not _identical(a[0], b[0]):
+                raise NotDeterministic(f"claim {check.label} is not deterministic: evaluated twice at the same exact point {how}, its {name} was "
+                                       f"{_value_text(a[0])}, then {_value_text(b[0])}")
+
+
+#: seconds a certificate run apart (a replay) may take before it is stopped
+APART_TIME_LIMIT = 120.0
+
+
+def certify_apart(check: Check, data, dims, dps: int, confirm: str = "always") -> Certificate:
+    """A certificate computed in an isolated worker (a replay of a stored point: the claim's
+    code may end or crash its process, and must not take the run with it).
+
+    The certificate comes back without its enclosures (arb balls do not pickle; the values
+    shown are computed from them in the worker).  The claim's own exceptions are raised here
+    as they were there; an abrupt end is :class:`~verifier.isolation.AbruptEnd` naming the claim.
+    """
+    from .executor import forks_safely
+
+    if not (forking_available() and forks_safely()):
+        return Certifier(dps, confirm=confirm).certify(check, data, dims)
+    return call_apart(_certified_plainly, check, data, dims, dps, confirm, limit=APART_TIME_LIMIT,
+                      subject=f"claim {check.label}: its code")
+
+
+def _certified_plainly(check, data, dims, dps, confirm) -> Certificate:
+    return dataclasses.replace(Certifier(dps, confirm=confirm).certify(check, data, dims), ball_values=None)
+
+
+def _global_random_state() -> tuple:
+    """Where Python's and numpy's global generators are; any draw moves them."""
+    name, keys, pos, *_ = np.random.get_state()
+    return random.getstate(), keys.tobytes(), pos
+
+
+def _identical(a, b) -> bool:
+    """The same value: equal rationals, or balls with the same midpoint and radius (entry by entry)."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        a, b = np.asarray(a, dtype=object), np.asarray(b, dtype=object)
+        return a.shape == b.shape and all(_identical(x, y) for x, y in zip(a.ravel(), b.ravel()))
+    if hasattr(a, "mid") and hasattr(b, "mid"):
+        return bool(a.mid() == b.mid() and a.rad() == b.rad())
+    try:
+        return bool(a == b)
+    except Exception:  # values of different kinds
+        return False
+
+
+def _value_text(x) -> str:
+    text = _ball_text(x) if hasattr(x, "mid") else str(x)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _rounded(q: Fraction, dps: int):
@@ -255,4 +363,4 @@ def _terminating_decimal(f: Fraction, dps: int) -> str | None:
     return sign + digits[:-k] + "." + digits[-k:]
 
 
-__all__ = ["Certificate", "Certifier", "decimal_string"]
+__all__ = ["APART_TIME_LIMIT", "Certificate", "Certifier", "NotDeterministic", "certify_apart", "decimal_string"]

@@ -22,9 +22,11 @@ import ctypes
 import dataclasses
 import hashlib
 import importlib.metadata
+import ipaddress
 import logging
 import multiprocessing
 import os
+import re
 import signal
 import sys
 import time
@@ -87,6 +89,7 @@ class ProcessExecutor(SerialExecutor):
             raise ValueError(f"a process pool needs at least 1 job, got {jobs}")
         self.jobs = jobs
         self._pool: ProcessPoolExecutor | None = None
+        self._owner = os.getpid()  # the process whose pool it is: a forked child makes its own
 
     def ref(self, check) -> int:
         """A token the forked workers resolve; registered before the pool forks."""
@@ -98,6 +101,7 @@ class ProcessExecutor(SerialExecutor):
         return token
 
     def _ensure_pool(self) -> ProcessPoolExecutor:
+        self._forget_inherited_pool()
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("fork"),
                                              initializer=die_with_parent, initargs=(os.getpid(),))
@@ -119,9 +123,16 @@ class ProcessExecutor(SerialExecutor):
                 f.cancel()
 
     def close(self) -> None:
+        self._forget_inherited_pool()
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+
+    def _forget_inherited_pool(self) -> None:
+        """In a process forked after the pool started (an isolated worker), the pool's threads
+        and pipes are the parent's: this process neither uses nor shuts it down."""
+        if self._owner != os.getpid():
+            self._pool, self._owner = None, os.getpid()
 
 
 class DaskExecutor(SerialExecutor):
@@ -166,9 +177,12 @@ class DaskExecutor(SerialExecutor):
         """The scheduler at ``tcp://HOST:PORT``, once it has at least one worker."""
         timeout = CONNECT_TIMEOUT if timeout is None else timeout
         distributed = _import_distributed()
+        # Client's own timeout covers the TCP connection, not the handshake: a silent listener
+        # on the port held it forever.  A scheduler answers "identity" at once.
+        _ask_identity(f"tcp://{address}", timeout)
         try:
             client = distributed.Client(f"tcp://{address}", timeout=timeout, set_as_default=False)
-        except (OSError, TimeoutError):
+        except (OSError, TimeoutError, ValueError):
             raise ExecutorError(f"no Dask scheduler answered at tcp://{address} within {timeout:g} s") from None
         try:
             client.wait_for_workers(1, timeout=timeout)
@@ -207,6 +221,31 @@ class DaskExecutor(SerialExecutor):
         if self._cluster is not None:
             self._cluster.close()
             self._cluster = None
+
+
+def _ask_identity(address: str, timeout: float) -> None:
+    """Connect to ``address`` and ask who is there, all within ``timeout`` seconds; an
+    ExecutorError unless a Dask scheduler answers."""
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def ask():
+        comm = await connect(address, timeout=timeout)
+        try:
+            await comm.write({"op": "identity"})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    try:
+        reply = asyncio.run(asyncio.wait_for(ask(), timeout))
+    except (OSError, TimeoutError, asyncio.TimeoutError, ValueError, TypeError):
+        raise ExecutorError(f"no Dask scheduler answered at {address} within {timeout:g} s") from None
+    except Exception as exc:  # whatever a stranger on the port sent back
+        raise ExecutorError(f"what answered at {address} is not a Dask scheduler ({type(exc).__name__})") from None
+    if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
+        raise ExecutorError(f"what answered at {address} is not a Dask scheduler")
 
 
 def _import_distributed():
@@ -377,13 +416,34 @@ def parse_spec(spec: str) -> tuple[str, str | None]:
     if text in ("serial", "process", "dask-local"):
         return text, None
     if text.startswith("dask://"):
-        host, sep, port = text[len("dask://"):].rstrip("/").rpartition(":")
+        rest = text[len("dask://"):].rstrip("/")
+        if rest.startswith("[") and not re.fullmatch(r"\[[^\[\]]*\]:[^:\[\]]*", rest):
+            raise ExecutorError(f"{rest!r}: an IPv6 address goes in brackets, then the port: dask://[::1]:8786")
+        host, sep, port = rest.rpartition(":")
         if not sep or not host:
             raise ExecutorError("a scheduler address is dask://HOST:PORT")
         if not port.isdigit() or not 0 < int(port) < 65536:
             raise ExecutorError(f"port {port!r} is not a number from 1 to 65535")
-        return "dask", f"{host}:{int(port)}"
+        return "dask", f"{_checked_host(host)}:{int(port)}"
     raise ExecutorError(f"not an executor; executors: {SPECS}")
+
+
+_HOST_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,252}[A-Za-z0-9])?")
+
+
+def _checked_host(host: str) -> str:
+    """A host name, an IPv4 address or an IPv6 address in brackets ([::1]), as written."""
+    if host.startswith("[") or host.endswith("]") or ":" in host:
+        inner = host[1:-1] if host.startswith("[") and host.endswith("]") else None
+        try:
+            ipaddress.IPv6Address(inner)
+        except ValueError:
+            raise ExecutorError(f"host {host!r} is not a host name or an address; an IPv6 address goes in brackets: "
+                                "dask://[::1]:8786") from None
+        return host
+    if not _HOST_NAME.fullmatch(host):
+        raise ExecutorError(f"host {host!r} is not a host name or an address")
+    return host
 
 
 _SHARED: contextvars.ContextVar[SerialExecutor | None] = contextvars.ContextVar("shared_executor", default=None)
@@ -444,6 +504,13 @@ def executor_scope(spec: str, jobs: int = 1) -> Iterator[SerialExecutor]:
         yield executor
 
 
+def forks_safely() -> bool:
+    """Can work that may use the enclosing executor run in a forked child?  Not with Dask:
+    the client's connection and event loop stay with the process that made them."""
+    shared = _SHARED.get()
+    return not isinstance(shared, DaskExecutor)
+
+
 def registered_check(ref):
     """The check a task names: a forked worker's token, or the check itself (in-process, or
     already unpickled from its value on a Dask worker)."""
@@ -455,4 +522,4 @@ def registered_check(ref):
 
 
 __all__ = ["SerialExecutor", "ProcessExecutor", "DaskExecutor", "CheckByValue", "ExecutorError", "SPECS", "die_with_parent",
-           "executor_scope", "make_executor", "parse_spec", "registered_check", "sharing", "shift_deadlines"]
+           "executor_scope", "forks_safely", "make_executor", "parse_spec", "registered_check", "sharing", "shift_deadlines"]

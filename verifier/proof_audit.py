@@ -8,7 +8,12 @@ audit of the whole paper stays within a known time however many checks survive. 
 that runs out of time says how much of the domain's volume it decided.
 
 Attempts are independent, so they run side by side on the executor's worker processes; what
-one attempt finds does not depend on the others (only when the total cap ends it does).
+one attempt finds does not depend on the others (only when the total cap ends it does).  Each
+runs in an isolated worker (:mod:`verifier.isolation`): native code that aborts or segfaults
+kills only the proof, whose row says so with the signal, and the search's verdict stands.
+
+A check's ``--time`` bounds its search and its proof together: the proof gets what the search
+left of it (``cap``), and none when the search spent it all.
 """
 
 from __future__ import annotations
@@ -20,8 +25,9 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
 from .claims import Check
-from .limits import MAX_PROVE_BOXES, LimitError, check_int
-from .executor import make_executor, registered_check
+from .limits import MAX_PROVE_BOXES, LimitError, capped_jobs, check_int
+from .executor import forks_safely, make_executor, registered_check
+from .isolation import Outcome, forking_available, isolated_map
 from .prove import BoundedDomainError, DomainError, MethodError, make_domain, prove
 from .prove.identity import degenerate
 from .results import CheckResult, ProofAttempt, ProofStatus, RunResult, Verdict
@@ -78,10 +84,12 @@ def volume_percent(fraction: float | None) -> float | None:
     return math.floor(fraction * 1000 + 1e-9) / 10
 
 
-def attempt(check: Check, budget: ProofBudget, deadline: float | None = None, share: float = 1.0) -> tuple[ProofAttempt, CheckResult | None]:
+def attempt(check: Check, budget: ProofBudget, deadline: float | None = None, share: float = 1.0,
+            cap: float | None = None) -> tuple[ProofAttempt, CheckResult | None]:
     """One proof of ``check`` on its stated domain: the attempt, and the prover's result when it
     refuted the check (a certified counterexample), else None.  ``share``: the fraction of the
-    time left before ``deadline`` this attempt may take."""
+    time left before ``deadline`` this attempt may take; ``cap``: the seconds the check's own
+    time limit leaves it."""
     # with a box budget the work is bounded already: no fair share of the clock, which would make
     # the share of volume depend on the machine and on the order the attempts ran in
     share = 1.0 if budget.boxes is not None else min(1.0, share)
@@ -91,6 +99,9 @@ def attempt(check: Check, budget: ProofBudget, deadline: float | None = None, sh
     except DomainError as exc:
         return ProofAttempt(ProofStatus.ERROR, "", message=f"proof domain: {exc}"), None
     where, spec = domain.describe(check), domain.to_dict()
+    if cap is not None and cap < MIN_ATTEMPT_SECONDS <= left:
+        return ProofAttempt(ProofStatus.NOT_ATTEMPTED, where, spec, message="the search spent the check's time limit (--time)"), None
+    left = left if cap is None else min(left, cap)
     if left < MIN_ATTEMPT_SECONDS:
         return ProofAttempt(ProofStatus.NOT_ATTEMPTED, where, spec, message="the total proof time was spent before this check"), None
     start = time.monotonic()
@@ -196,39 +207,74 @@ def with_proof(result: CheckResult, proof: ProofAttempt, refuting: CheckResult |
 
 
 def _attempt_task(args) -> tuple[ProofAttempt, CheckResult | None]:
-    ref, budget, deadline, share = args
+    ref, budget, deadline, share, cap = args
     check = ref if isinstance(ref, Check) else registered_check(ref)
     try:
-        return attempt(check, budget, deadline, share)
+        return attempt(check, budget, deadline, share, cap)
     except Exception as exc:  # one check's failure is its own row, never the whole audit's
         return ProofAttempt(ProofStatus.ERROR, "", message=f"{type(exc).__name__}: {exc}"), None
 
 
+#: seconds an isolated proof may run past its own time limit before its worker stops it
+PROOF_GRACE = 5.0
+
+
+def _proof_time_limit(task) -> float:
+    """The seconds a proof may take from now: its own limit, as :func:`attempt` computes it, and a grace."""
+    _, budget, deadline, _, cap = task
+    left = min(budget.per_check, max(deadline - time.monotonic(), 0.0))
+    return (left if cap is None else min(left, max(cap, 0.0))) + PROOF_GRACE
+
+
+def failed_attempt(outcome: Outcome) -> ProofAttempt:
+    """The attempt of a proof whose process did not come back (it crashed, exited, or ran past
+    its time limit and a grace): the search's verdict stands."""
+    return ProofAttempt(ProofStatus.ERROR, "", seconds=outcome.seconds, message=f"the proof {outcome.describe()}; the search's verdict stands")
+
+
 def prove_all(checks: Sequence[Check], budget: ProofBudget, jobs: int = 1,
-              on_attempt: Callable[[Check, ProofAttempt, CheckResult | None], None] | None = None) -> list[tuple[ProofAttempt, CheckResult | None]]:
+              on_attempt: Callable[[Check, ProofAttempt, CheckResult | None], None] | None = None,
+              caps: Sequence[float | None] | None = None) -> list[tuple[ProofAttempt, CheckResult | None]]:
     """An attempt per check, in order, on ``jobs`` processes (the total cap starts now).
 
     Each attempt may take its fair part of what is left of the total: the time left times the
     workers, over the attempts not yet started.  Attempts that end early (z3 often answers at
     once) pass their time on, and no check goes unattempted while others ran to their limit.
+    ``caps``: per check, the seconds its own time limit leaves its proof (None: no cap).
     """
     checks = list(checks)
+    caps = list(caps) if caps is not None else [None] * len(checks)
     deadline = time.monotonic() + budget.total
     out = []
+
+    def report(check, proof, refuting):
+        if on_attempt:
+            on_attempt(check, proof, refuting)
+        out.append((proof, refuting))
+
+    if checks and forking_available() and forks_safely():
+        workers = max(1, min(capped_jobs(jobs), len(checks)))
+        tasks = [(ch, budget, deadline, workers / (len(checks) - i), cap) for i, (ch, cap) in enumerate(zip(checks, caps))]
+        for check, outcome in zip(checks, isolated_map(_isolated_attempt, tasks, workers, limit=_proof_time_limit)):
+            report(check, *(outcome.value if outcome.returned else (failed_attempt(outcome), None)))
+        return out
     with make_executor(jobs) as ex:
         refs = [ex.ref(ch) for ch in checks]
         workers = max(1, ex.jobs)
-        stream = ex.imap(_attempt_task, [(ref, budget, deadline, workers / (len(refs) - i)) for i, ref in enumerate(refs)])
+        stream = ex.imap(_attempt_task, [(ref, budget, deadline, workers / (len(refs) - i), cap) for i, (ref, cap) in enumerate(zip(refs, caps))])
         for check, (proof, refuting) in zip(checks, stream):
-            if on_attempt:
-                on_attempt(check, proof, refuting)
-            out.append((proof, refuting))
+            report(check, proof, refuting)
     return out
 
 
+def _isolated_attempt(task, send) -> tuple[ProofAttempt, CheckResult | None]:
+    return _attempt_task(task)
+
+
 def prove_survivors(checks: Iterable[Check], run: RunResult, budget: ProofBudget, jobs: int = 1,
-                    on_result: Callable[[CheckResult], None] | None = None) -> RunResult:
-    """``run`` with a proof attached to every check that survived it; ``on_result`` sees each proved row."""
+                    on_result: Callable[[CheckResult], None] | None = None, check_time: float | None = None) -> RunResult:
+    """``run`` with a proof attached to every check that survived it; ``on_result`` sees each proved row.
+    ``check_time``: the seconds each check may take, search and proof together (``--time``)."""
     checks = list(checks)
     results = list(run.results)
     todo = [i for i, r in enumerate(results) if wants_proof(r)] if budget.enabled else []
@@ -241,9 +287,10 @@ def prove_survivors(checks: Iterable[Check], run: RunResult, budget: ProofBudget
             on_result(results[i])
 
     finished: list[int] = []
-    prove_all([checks[i] for i in todo], budget, jobs, on_attempt=done)
+    caps = [None if check_time is None else check_time - results[i].seconds for i in todo]
+    prove_all([checks[i] for i in todo], budget, jobs, on_attempt=done, caps=caps)
     return RunResult(tuple(results))
 
 
-__all__ = ["LARGER_SIZES", "MIN_ATTEMPT_SECONDS", "NO_PROOFS", "ProofBudget", "also_proved", "attempt", "as_locked", "domain_of", "larger_domains",
-           "prove_all", "prove_survivors", "volume_percent", "wants_proof", "with_proof"]
+__all__ = ["LARGER_SIZES", "MIN_ATTEMPT_SECONDS", "NO_PROOFS", "ProofBudget", "also_proved", "attempt", "as_locked", "domain_of", "failed_attempt",
+           "larger_domains", "prove_all", "prove_survivors", "volume_percent", "wants_proof", "with_proof"]

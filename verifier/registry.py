@@ -10,6 +10,12 @@ installed package of that name nor is hidden by it.  A pack that cannot be loade
 
 A claim is known by ``paper:id`` (the paper slug is the pack's qualifier) and by its short
 id wherever that is unique among the loaded packs.
+
+A pack is someone else's code, and importing it runs that code.  Before a pack is imported
+here, it is imported once in an isolated worker (:mod:`verifier.isolation`) under a time
+limit: a pack whose import loops forever, ends its process or crashes is a :class:`PackError`
+saying so, and this process never imports it.  Whatever a pack prints at import goes to
+stderr: stdout carries listings and JSON.
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ import importlib
 import importlib.machinery
 import importlib.metadata
 import importlib.util
+import math
+import os
 import pkgutil
 import re
 import sys
@@ -29,8 +37,14 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from .claims import Claim
+from .executor import forks_safely
+from .isolation import forking_available, run_isolated, stdout_to_stderr
 
 ENTRY_POINT_GROUP = "verifier.packs"
+
+#: seconds a pack's import may take before it is a load error (environment: VERIFY_IMPORT_TIME)
+IMPORT_TIME_LIMIT = 30.0
+IMPORT_TIME_ENV = "VERIFY_IMPORT_TIME"
 
 _KIND_WORDS = r"^(lemma|fact|definition|def|corollary|cor|theorem|thm|claim|proof-step|proofstep|step)\b[\s.:-]*"
 
@@ -250,8 +264,33 @@ def _registry(results: Sequence[tuple[str, str, _Loaded]]) -> Registry:
     return Registry(packs=packs, errors=errors)
 
 
+def import_time_limit() -> float:
+    """``IMPORT_TIME_LIMIT``, or the seconds ``VERIFY_IMPORT_TIME`` gives (a positive number)."""
+    try:
+        value = float(os.environ.get(IMPORT_TIME_ENV, IMPORT_TIME_LIMIT))
+    except ValueError:
+        return IMPORT_TIME_LIMIT
+    return value if value > 0 and math.isfinite(value) else IMPORT_TIME_LIMIT
+
+
+def _guarded(name: str, origin: str, shown: str, imported: bool, load: Callable[[], tuple]):
+    """``load()`` (a pack's import and collection), tried first in an isolated worker unless the
+    pack is imported already; a try that does not come back is the pack's error, not ours."""
+    if not imported and forking_available() and forks_safely():
+        # quiet: what the pack prints is printed once, by the import here
+        outcome = run_isolated(lambda _, send: (load(), None)[1], limit=import_time_limit(), quiet=True)
+        if not outcome.returned:
+            return name, origin, ((), [PackError(name, shown, f"importing it {outcome.describe()}")])
+    with stdout_to_stderr():
+        return load()
+
+
 def _load_module_pack(name: str, module_name: str):
     """An importable package (an installed pack): the package and every module under it."""
+    return _guarded(name, module_name, module_name, module_name in sys.modules, lambda: _import_module_pack(name, module_name))
+
+
+def _import_module_pack(name: str, module_name: str):
     try:
         package = importlib.import_module(module_name)
     except (Exception, SystemExit) as exc:  # an author's module may do anything at import
@@ -259,9 +298,19 @@ def _load_module_pack(name: str, module_name: str):
     return name, module_name, _collect(name, package, lambda m: m)
 
 
+def _private_name(path: Path) -> str:
+    return f"_verifier_pack_{hashlib.sha1(str(path).encode()).hexdigest()[:12]}"
+
+
 def _load_path_pack(name: str, path: Path):
     """A package folder, a folder of modules or a ``.py`` file, imported under a private name."""
-    private = f"_verifier_pack_{hashlib.sha1(str(path).encode()).hexdigest()[:12]}"
+    private = _private_name(path)
+    shown = path.stem if path.is_file() else path.name
+    return _guarded(name, str(path), shown, private in sys.modules, lambda: _import_path_pack(name, path))
+
+
+def _import_path_pack(name: str, path: Path):
+    private = _private_name(path)
     shown = path.stem if path.is_file() else path.name
 
     def display(module_name: str) -> str:

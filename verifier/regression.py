@@ -23,9 +23,10 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from .claims import Check
-from .engine import SearchConfig, run_check
+from .engine import SearchConfig, run_check, run_checks
 from .search import error_result as search_error_result
-from .executor import die_with_parent
+from .executor import die_with_parent, forks_safely
+from .isolation import forking_available
 from .limits import available_cores
 from .lock import Lock, LockEntry, LockedSearch, file_sha256, locked_proof, relative_to_lock
 from .proof_audit import ProofBudget, as_locked, prove_all, wants_proof, with_proof
@@ -101,10 +102,12 @@ def proof_budget(search: LockedSearch) -> ProofBudget:
     return ProofBudget(per_check=search.prove_time, total=search.prove_total, dps=search.dps, boxes=search.prove_boxes)
 
 
-def prove_searched(checks: list[Check], searched: dict, budget: ProofBudget, jobs: int) -> None:
-    """Attach to each searched result that survived the proof of its check (in ``checks`` order)."""
+def prove_searched(checks: list[Check], searched: dict, budget: ProofBudget, jobs: int, check_time: float | None = None) -> None:
+    """Attach to each searched result that survived the proof of its check (in ``checks`` order);
+    ``check_time``: the seconds a check may take, search and proof together."""
     todo = [ch for ch in checks if ch.key in searched and wants_proof(searched[ch.key])] if budget.enabled else []
-    for check, (proof, refuting) in zip(todo, prove_all(todo, budget, jobs)):
+    caps = [None if check_time is None else check_time - searched[ch.key].seconds for ch in todo]
+    for check, (proof, refuting) in zip(todo, prove_all(todo, budget, jobs, caps=caps)):
         searched[check.key] = with_proof(searched[check.key], proof, refuting)
 
 
@@ -194,7 +197,8 @@ def reprove_locked(checks: list[Check], locked: dict, searched: dict, search: Lo
     budget = proof_budget(search)
     held = [ch for ch in checks if locked[ch.key].proof is not None]
     went_through = [ch for ch in held if locked[ch.key].proof.status == ProofStatus.PROVED.value]
-    prove_searched(went_through, searched, dataclasses.replace(budget, per_check=budget.per_check * REPROVE_SLACK), jobs)
+    prove_searched(went_through, searched, dataclasses.replace(budget, per_check=budget.per_check * REPROVE_SLACK), jobs,
+                   check_time=search.time_limit * REPROVE_SLACK)
     for check in held:
         if check not in went_through and wants_proof(searched[check.key]):
             p = locked[check.key].proof
@@ -229,9 +233,13 @@ def error_result(check: Check, config: SearchConfig, exc: Exception, seconds: fl
 
 
 def guarded_search(check: Check, config: SearchConfig, progress=None) -> CheckResult:
-    """``run_check``, with anything it lets escape turned into this check's error row."""
+    """``run_check`` (in an isolated worker where processes fork), with anything it lets escape
+    turned into this check's error row."""
     start = time.monotonic()
     try:
+        if forking_available() and forks_safely():
+            (result,) = run_checks([check], config, None if progress is None else (lambda _: progress)).results
+            return result
         return run_check(check, config, progress)
     except Exception as exc:
         return error_result(check, config, exc, time.monotonic() - start)
@@ -340,8 +348,12 @@ def search_many(checks: list[Check], config: SearchConfig, jobs: int = 1, progre
 
     Each search depends only on its check, seed and budget, so the results are the same
     whatever the number of processes (in worker processes a search reports its progress once, at the end).
+    Where processes fork, every search runs in an isolated worker (``run_checks``).
     """
     global _FORKED_CHECKS
+    if forking_available() and forks_safely():  # each check in an isolated worker, as ``verify all`` runs them
+        each = dataclasses.replace(config, jobs=jobs) if len(checks) > 1 else config
+        return list(run_checks(checks, each, progress_factory).results)
     if jobs <= 1 or len(checks) < 2 or "fork" not in multiprocessing.get_all_start_methods():
         return [guarded_search(ch, config, progress_factory(ch) if progress_factory else None) for ch in checks]
     _FORKED_CHECKS = list(checks)
@@ -398,7 +410,7 @@ def make_lock(checks: Iterable[Check], search: LockedSearch, store: Counterexamp
         evidence[check.key] = refuting, stale
     to_search = [ch for ch in checks if not evidence[ch.key][0] and ch.key not in failed]
     searched = dict(zip((ch.key for ch in to_search), search_many(to_search, search_config(search), jobs, progress_factory)))
-    prove_searched(to_search, searched, proof_budget(search), jobs)
+    prove_searched(to_search, searched, proof_budget(search), jobs, check_time=search.time_limit)
     searched.update(failed)
     rows = []
     for check in checks:

@@ -30,7 +30,7 @@ import scipy.optimize
 from .certify import Certifier, decimal_string
 from .claims import Check
 from .contexts import BallContext, ExactContext, FloatContext, NotRational, to_fraction
-from .engine import SearchConfig, run_check
+from .engine import SearchConfig, run_checks
 from .search import exact_strings
 from .results import Verdict
 from .sampling import arb_endpoint_to_fmpq, exactify, project
@@ -211,7 +211,7 @@ def tighten(check: Check, config: SearchConfig = SearchConfig(), max_rounds: int
         raise NotTightenable(f"{check.label}: tighten needs a part of the form lhs <= rhs or lhs >= rhs, this one is {check.part.relation!r}")
     sense = _sense(check)
     start = time.monotonic()
-    certifier = Certifier(config.dps)
+    certifier = Certifier(config.dps)  # its deadline moves with each round: what a round finds is certified within --time
     constant = Fraction(1)
     best_seen, witness, rounds, total = None, None, [], 0
     last, gain, limit_hit = None, None, False
@@ -219,8 +219,10 @@ def tighten(check: Check, config: SearchConfig = SearchConfig(), max_rounds: int
         if k >= max_rounds and not (gain is not None and gain > MIN_GAIN):
             limit_hit = True
             break
-        # unshrunk: the shrinker trades ratio for simplicity, down to just past the constant
-        result = run_check(scaled(check, constant), dataclasses.replace(config, seed=config.seed + k, shrink=False))
+        # unshrunk: the shrinker trades ratio for simplicity, down to just past the constant; the
+        # round's search runs in an isolated worker (a claim that exits or hangs is the round's error)
+        certifier.deadline = time.monotonic() + 2 * config.time_limit
+        (result,) = run_checks([scaled(check, constant)], dataclasses.replace(config, seed=config.seed + k, shrink=False)).results
         total += result.stats.evaluations
         last = result
         found = None
@@ -269,7 +271,8 @@ def tighten(check: Check, config: SearchConfig = SearchConfig(), max_rounds: int
     if not no_constant and best_seen is not None and (witness is None or _better(sense, best_seen.ratio, witness.ratio)):
         witness = best_seen  # a certified ratio at a point is a bound whether or not it refutes
     if witness is not None and not no_constant and config.shrink:
-        witness = _simplest(check, witness, certifier)
+        certifier.deadline = time.monotonic() + config.time_limit
+        witness = _simplest(check, witness, certifier, config.time_limit)
     bound = None if witness is None or no_constant else witness.ratio
     r = rounds[-1]
     message = last.message if last is not None else ""
@@ -288,7 +291,7 @@ def tighten(check: Check, config: SearchConfig = SearchConfig(), max_rounds: int
     )
 
 
-def _simplest(check: Check, witness: RatioWitness, certifier: Certifier) -> RatioWitness:
+def _simplest(check: Check, witness: RatioWitness, certifier: Certifier, time_limit: float = 10.0) -> RatioWitness:
     """The simplest point whose ratio is still as good as the witness's (the shrinker, on
     the strict claim ``lhs < ratio * rhs`` -- ``>`` for a ``>=`` part -- which such points violate)."""
     strict = scaled(check, witness.ratio)
@@ -297,7 +300,7 @@ def _simplest(check: Check, witness: RatioWitness, certifier: Certifier) -> Rati
     cert = certifier.certify(strict, data, witness.dims)
     if not cert.violated:
         return witness
-    shrunk = Shrinker(strict, certifier, time_limit=10.0).shrink(data, witness.dims, cert)
+    shrunk = Shrinker(strict, certifier, time_limit=min(10.0, time_limit)).shrink(data, witness.dims, cert)
     simpler = certified_ratio(check, shrunk.data, shrunk.dims, certifier)
     good = simpler is not None and not simpler.unbounded and not _better(_sense(check), witness.ratio, simpler.ratio)
     return simpler if good else witness

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import verifier.regression as regression
+import verifier.search.coordinator as coordinator
 from verifier import limits
 
 from .lock_project import CHECKS, lock_doc, locked_template, project, run  # noqa: F401  (fixtures)
@@ -130,6 +131,7 @@ def _explode_on_4_1(monkeypatch):
 
     monkeypatch.setattr(regression, "replay", replay)
     monkeypatch.setattr(regression, "run_check", run_check)
+    monkeypatch.setattr(coordinator, "run_check", run_check)  # where an isolated worker runs the search
 
 
 def test_check_keeps_every_other_row_when_one_claim_raises(project, monkeypatch):

@@ -106,3 +106,87 @@ def test_decimal_strings_are_exact_when_they_terminate():
         if len(str(abs(f.numerator) * (10**200 // f.denominator)).rstrip("0").lstrip("0")) <= 50:
             assert Fraction(text) == f, (f, text)
             assert decimal.Decimal(text) == exact
+
+
+# ---------------------------------------------------------------------------- a claim that disagrees with itself
+def _drifting(offset):
+    """x + offset() <= x: violated wherever offset() > 0; offset is called once per evaluation."""
+    return Claim(id="T.drift", title="drifting (test only)", statement="x + r <= x", dims=[], variables=[Scalar("x", lo=-1, hi=1)],
+                 parts=[Part("main", lhs=lambda ctx, v: v.x + ctx.const(offset()), rhs=lambda ctx, v: v.x)])
+
+
+def test_a_violation_that_changes_between_two_evaluations_is_not_deterministic():
+    import itertools
+
+    import pytest
+
+    from verifier.certify import NotDeterministic
+
+    counter = itertools.count(1)  # no random generator: a value that grows with each call
+    point = {"x": ExactContext().asarray([fmpq(1, 3)])}
+    with pytest.raises(NotDeterministic, match="T.drift is not deterministic.*lhs was 4/3, then 7/3"):
+        Certifier(30).certify(_drifting(lambda: Fraction(next(counter))).checks()[0], point, {})
+    # one from the OS's entropy, through the ball context (exp makes it irrational)
+    import os
+
+    def from_urandom():
+        return Fraction(1 + int.from_bytes(os.urandom(8), "big"), 2**64)
+
+    claim = _drifting(from_urandom)
+    exp_claim = Claim(id="T.drift2", title="drifting (test only)", statement="exp(x) + r <= exp(x)", dims=[], variables=[Scalar("x", lo=-1, hi=1)],
+                      parts=[Part("main", lhs=lambda ctx, v: ctx.exp(v.x) + ctx.const(from_urandom()), rhs=lambda ctx, v: ctx.exp(v.x))])
+    for c in (claim, exp_claim):
+        with pytest.raises(NotDeterministic, match="evaluated twice at the same exact point"):
+            Certifier(30).certify(c.checks()[0], point, {})
+
+
+def test_a_claim_drawing_from_the_global_generator_is_caught_even_when_its_draws_agree():
+    import random
+
+    from verifier.certify import NotDeterministic
+    from verifier.isolation import run_isolated
+
+    # two draws that always agree (a coin's two tosses agree half the time): the draw itself gives
+    # it away.  Certified in a worker of one thread, as checks are (this test process may hold
+    # other tests' threads, which may draw from random themselves: there draws are not looked at)
+    same_draw = _drifting(lambda: random.choice([1, 1]))
+    outcome = run_isolated(lambda _, send: Certifier(30).certify(same_draw.checks()[0], {"x": ExactContext().asarray([fmpq(0)])}, {}))
+    assert outcome.exception == NotDeterministic.__name__ and "drew random numbers" in outcome.detail, outcome
+
+
+def test_a_deterministic_violation_is_certified_as_before():
+    cert = Certifier(30).certify(_drifting(lambda: Fraction(1, 7)).checks()[0], {"x": ExactContext().asarray([fmpq(2, 5)])}, {})
+    assert cert.violated and cert.exact_margin == Fraction(-1, 7)
+
+
+def test_a_replay_confirms_a_point_that_holds_too():
+    import itertools
+
+    import pytest
+
+    from verifier.certify import NotDeterministic
+
+    counter = itertools.count(-5)  # -5 then -4: holds both times, with two different values
+    check = _drifting(lambda: Fraction(next(counter))).checks()[0]
+    point = {"x": ExactContext().asarray([fmpq(0)])}
+    assert Certifier(30).certify(check, point, {}).status == "holds"  # a search keeps what holds as it is
+    with pytest.raises(NotDeterministic):
+        Certifier(30, confirm="always").certify(check, point, {})
+
+
+# ---------------------------------------------------------------------------- the clock
+def test_escalation_and_the_symbolic_proof_stop_at_the_deadline():
+    import time
+
+    # 1/(1 + exp(-a)) < 1 at a = 10^8: no enclosure below ~10^8 bits separates the sides, and
+    # sympy's proof of (in)equality computes log 2 to millions of digits
+    claim = Claim(id="T.big", title="large logit (test only)", statement="1/(1+exp(-a)) < 1", dims=[], variables=[Scalar("a")],
+                  parts=[Part("main", lhs=lambda ctx, v: 1 / (1 + ctx.exp(-v.a)), rhs=lambda ctx, v: 1, relation="<")])
+    point = {"a": ExactContext().asarray([fmpq(10**8)])}
+    start = time.monotonic()
+    cert = Certifier(50, deadline=start + 1.0).certify(claim.checks()[0], point, {})
+    assert cert.status == "tight" and cert.method == "none"  # undecided: never signed either way
+    assert time.monotonic() - start < 20
+    start = time.monotonic()
+    cert = Certifier(50, deadline=start - 1).certify(claim.checks()[0], point, {})
+    assert "the time limit stopped the escalation" in cert.detail and str(int(50 * 3.33) + 32) + " bits" in cert.detail

@@ -3,7 +3,8 @@
 This module holds the group and what commands share; each command family lives in a module
 of its own and is registered at the bottom.
 
-Exit codes: 0 nothing refuted, 1 a claim refuted (or drift), 2 usage or internal error.
+Exit codes: 0 nothing refuted, 1 a claim refuted (or drift), 2 usage or internal error (a
+claim whose code raised, exited, hung or crashed included), 130 interrupted (Ctrl-C).
 Human text goes to stderr, machine output (JSON, reports) to stdout.
 """
 
@@ -18,8 +19,10 @@ import click
 from rich.console import Console
 
 from .._version import __version__
+from ..certify import NotDeterministic
 from ..engine import SearchConfig, run_checks
 from ..executor import SPECS, ExecutorError, executor_scope, parse_spec
+from ..isolation import AbruptEnd
 from ..config import ConfigError, load_config, project_registry
 from ..limits import MAX_BUDGET, MAX_DPS, MAX_ROUNDS, MAX_SECONDS, MAX_SEED, MIN_DPS, available_cores
 from ..registry import ClaimLookupError, Registry
@@ -38,15 +41,29 @@ class UsageFailure(click.ClickException):
         click.echo(f"error: {self.format_message()}", err=True)
 
 
+class Interrupted(click.ClickException):
+    """Ctrl-C: exit status 130, the shell's 128 + SIGINT, never 1 (which CI reads as "refuted")."""
+
+    exit_code = 130
+
+    def __init__(self):
+        super().__init__("interrupted")
+
+    def show(self, file=None):
+        click.echo("\ninterrupted", err=True)
+
+
 class VerifyGroup(click.Group):
     """Turns anything unexpected into a one-line error with exit status 2, never a traceback."""
 
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
+        except KeyboardInterrupt:  # a claim's own KeyboardInterrupt is its row's error, in its worker: this is Ctrl-C
+            raise Interrupted() from None
         except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit):
             raise
-        except (CounterexampleFileError, FileWriteError) as exc:
+        except (CounterexampleFileError, FileWriteError, NotDeterministic, AbruptEnd) as exc:  # each names its file or claim
             raise UsageFailure(str(exc)) from None
         except Exception as exc:  # pragma: no cover - last line of defence
             if os.environ.get("VERIFY_DEBUG"):
@@ -246,7 +263,7 @@ def _run(checks, config, save, store_dir, as_json, force=False, proofs=None):
         from ..reporters.progress import proving_many
 
         with proving_many(console, run.results, proofs, enabled=not as_json):
-            run = prove_survivors(checks, run, proofs, config.jobs)
+            run = prove_survivors(checks, run, proofs, config.jobs, check_time=config.time_limit)
     saved, unsaved = _save_counterexamples(run, checks, store_dir, force=force) if save else ({}, {})
     if as_json:
         click.echo(json_report.dumps_results(run.results, saved, unsaved))

@@ -36,7 +36,8 @@ PROVE_TIME_ENV = "VERIFY_PROVE_TIME"  # the default of --prove-time (on all, lem
 
 def prove_time_option(default: float):
     return click.option("--prove-time", "prove_time", type=PROOF_SECONDS, default=default, show_default=True, envvar=PROVE_TIME_ENV,
-                        help=f"Seconds to prove each surviving check on the domain its claim states (0: no proofs; default also from ${PROVE_TIME_ENV}).")
+                        help=f"Seconds to prove each surviving check on the domain its claim states, at most what its --time left after "
+                             f"the search (0: no proofs; default also from ${PROVE_TIME_ENV}).")
 
 
 def prove_total_option(default: float):
@@ -96,7 +97,7 @@ def all_cmd(quick, seed, budget, time_limit, dps, no_shrink, jobs, save, force, 
     checks = [ch for c in registry() for ch in c.checks()]
     console = err_console()
     if as_json:
-        run = prove_survivors(checks, run_checks(checks, config), proofs, jobs)
+        run = prove_survivors(checks, run_checks(checks, config), proofs, jobs, check_time=config.time_limit)
     else:
         with StreamingRows(console, len(checks), text.summary_header()) as rows:
             def searched(r):  # a survivor's row waits for its proof
@@ -104,7 +105,7 @@ def all_cmd(quick, seed, budget, time_limit, dps, no_shrink, jobs, save, force, 
                     rows.add(text.summary_row(r))
 
             run = prove_survivors(checks, run_checks(checks, config, on_result=searched), proofs, jobs,
-                                  on_result=lambda r: rows.add(text.summary_row(r)))
+                                  on_result=lambda r: rows.add(text.summary_row(r)), check_time=config.time_limit)
     saved, unsaved = _save_counterexamples(run, checks, store_dir, force) if save else ({}, {})
     if as_json:
         click.echo(json_report.dumps_results(run.results, saved, unsaved))

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 
 import click
 
 from ..engine import SearchConfig
-from ..executor import make_executor
+from ..executor import forks_safely, make_executor
+from ..isolation import call_apart, forking_available
+from ..proof_audit import PROOF_GRACE
 from ..prove import METHODS, BoundedDomainError, DomainError, MethodError, make_domain, parse_boxes, parse_dims, prove
 from ..reporters import formal_report
 from ..reporters.progress import proving_status
@@ -23,6 +26,15 @@ def bounded_dims(ctx, param, value):
         if size.isdigit() and (len(size) > 9 or int(size) > MAX_DIM):
             raise click.BadParameter(f"{name} = {size if len(size) <= 12 else size[:12] + '...'} is beyond the limit of {MAX_DIM} for a dimension")
     return value
+
+
+def _proved_apart(check, domain, method, time_limit, dps, executor):
+    """``prove`` in an isolated worker: native code that aborts or segfaults (a FLINT exception)
+    ends the command with one line naming the check and the signal, not with the process."""
+    run = functools.partial(prove, executor=executor)
+    if not (forking_available() and forks_safely()):
+        return run(check, domain, method, time_limit, dps)
+    return call_apart(run, check, domain, method, time_limit, dps, limit=time_limit + PROOF_GRACE, subject=f"the proof of {check.label}")
 
 
 def _emit(as_json, items, dumps, show, claim):
@@ -83,7 +95,7 @@ def prove_cmd(claim_id, dims_text, boxes, reading, part, method, time_limit, dps
         with make_executor(jobs) as executor:
             for c, d in zip(checks, domains):
                 with proving_status(err_console(), c, time_limit):
-                    proofs.append(prove(c, d, method, time_limit, dps, executor=executor))
+                    proofs.append(_proved_apart(c, d, method, time_limit, dps, executor))
     except (DomainError, MethodError, BoundedDomainError) as exc:
         raise UsageFailure(str(exc)) from None
     _emit(as_json, proofs, formal_report.dumps_proofs, formal_report.print_proofs, claim)

@@ -16,12 +16,15 @@ import dataclasses
 import os
 import time
 import traceback
+from typing import Iterator
 
 import numpy as np
 
 from ..claims import Check
 from ..counterexample import exact_strings, make_counterexample  # noqa: F401 (the search package re-exports both)
-from ..executor import SerialExecutor, make_executor, registered_check
+from ..executor import SerialExecutor, forks_safely, make_executor, registered_check
+from ..isolation import Outcome, forking_available, isolated_map
+from ..limits import capped_jobs
 from ..rational_points import refuse_irrational_derived, try_near_tie
 from ..results import CheckResult, FoundBy, RunResult, SearchStats, Verdict
 from ..shrink import Shrinker
@@ -32,6 +35,10 @@ from .pool import basin_of
 
 #: near-ties whose simple rationals are certified after each round of chunks (the best distinct ones)
 NEAR_TIES_PER_ROUND = 1
+#: seconds the shrinker may take at most (and never past the check's time limit)
+SHRINK_SECONDS = 20.0
+#: seconds between progress messages from an isolated worker
+PROGRESS_EVERY = 0.1
 
 
 class Coordinator(ChunkSearch):
@@ -304,9 +311,12 @@ def _finish(check: Check, config: SearchConfig, search: ChunkSearch, found: Foun
     """The counterexample to report: shrunk when asked; a shrinker that raises leaves it as found."""
     data, dims, cert = found.data, found.dims, found.cert
     shrunk, note = False, ""
-    if config.shrink:
+    left = search.deadline - time.monotonic()  # --time bounds the check, shrinking included
+    if config.shrink and left <= 0:
+        note = "not shrunk: the check's time limit was reached"
+    elif config.shrink:
         try:
-            result = Shrinker(check, search.certifier).shrink(data, dims, cert)
+            result = Shrinker(check, search.certifier, time_limit=min(SHRINK_SECONDS, left)).shrink(data, dims, cert)
             data, dims, cert = result.data, result.dims, result.certificate
             shrunk = True
         except Exception as exc:  # the certified point stands; say why it is not shrunk
@@ -345,10 +355,15 @@ def run_checks(checks, config: SearchConfig, progress_factory=None, on_result=No
     (each exactly as with one job); a single check splits its chunks across the workers.
     ``on_result`` sees each result as soon as it is there, in the order of ``checks``.
 
-    A worker that dies or cannot send its result back costs only its own check: that row
-    says ``error``, and the checks after it run in this process.
+    Where processes fork (and no Dask client must cross the fork), every check runs in an
+    isolated worker (:mod:`verifier.isolation`): a claim that exits, raises past the engine
+    (``SystemExit``, ``KeyboardInterrupt``), hangs past its time limit or crashes its process
+    costs only its own row, which says ``error`` and why, and the run goes on.  Elsewhere a
+    worker that dies costs its own row and the checks after it run in this process.
     """
     checks = list(checks)
+    if forking_available() and forks_safely():
+        return RunResult(tuple(_isolated_checks(checks, config, progress_factory, on_result)))
     results = []
     with make_executor(config.jobs) as ex:
         if ex.jobs > 1 and len(checks) > 1:
@@ -381,6 +396,68 @@ def run_checks(checks, config: SearchConfig, progress_factory=None, on_result=No
             if on_result:
                 on_result(results[-1])
     return RunResult(tuple(results))
+
+
+def check_time_limit(time_limit: float) -> float:
+    """Seconds an isolated check may run before its worker stops it: ``--time`` and a grace
+    for the work after the search's deadline (a batch under way, a certificate, the
+    statistics), generous because a loaded machine (load 15 on 2 cores) runs it 8 times slower."""
+    return time_limit + max(5.0, 0.25 * time_limit)
+
+
+def _isolated_checks(checks, config: SearchConfig, progress_factory, on_result) -> Iterator[CheckResult]:
+    jobs = capped_jobs(config.jobs) if len(checks) > 1 else 1
+    each = dataclasses.replace(config, jobs=1) if jobs > 1 else config
+    bars: dict = {}
+
+    def bar(i):
+        if i not in bars:
+            bars[i] = progress_factory(checks[i]) if progress_factory else None
+        return bars[i]
+
+    def relay(i, message):
+        if bar(i):
+            bar(i)(*message)
+
+    tasks = [(check, each, progress_factory is not None) for check in checks]
+    outcomes = isolated_map(_search_in_worker, tasks, jobs, limit=lambda task: check_time_limit(task[1].time_limit), on_message=relay)
+    for i, (check, outcome) in enumerate(zip(checks, outcomes)):
+        result = outcome.value if outcome.returned else abrupt_result(check, config, outcome)
+        if bar(i):
+            bar(i)(result.stats.evaluations, config.budget)
+        if on_result:
+            on_result(result)
+        yield result
+
+
+def _search_in_worker(task, send) -> CheckResult:
+    check, config, wants_progress = task
+    sent = [0.0]
+
+    def progress(done: int, total: int) -> None:
+        now = time.monotonic()
+        if done >= total or now - sent[0] >= PROGRESS_EVERY:
+            sent[0] = now
+            send((done, total))
+
+    return run_check(check, config, progress if wants_progress else None)
+
+
+def abrupt_result(check: Check, config: SearchConfig, outcome: Outcome) -> CheckResult:
+    """The row of a check whose claim's code did not come back to the engine: it ended or
+    crashed its process, raised ``SystemExit`` or ``KeyboardInterrupt``, or ran past the time limit."""
+    if outcome.out_of_time:
+        subject = "the claim's code" if outcome.where else "the check"
+        what = f"{subject} {outcome.describe(f'the time limit (--time {config.time_limit:g} s)')}"
+        reason = f"{subject} did not return within the time limit"
+    elif outcome.status == "raised" and not outcome.where and outcome.exception not in ("SystemExit", "KeyboardInterrupt"):
+        what, reason = f"the check {outcome.describe()}", "the check raised"  # not from the claim's code: the engine's
+    else:
+        what = f"the claim's code {outcome.describe()}"
+        reason = {"raised": "the claim's code raised past the engine", "exited": "the claim's code ended its process",
+                  "killed": "the claim's code crashed its process"}.get(outcome.status, "the check did not finish")
+    return CheckResult(verdict=Verdict.ERROR, seconds=outcome.seconds, stop_reason=reason,
+                       message=f"{check.label} [{check.reading.name}]: {what}", **_base(check, config))
 
 
 def _run_whole_check(task) -> CheckResult:

@@ -55,9 +55,9 @@ class ChunkSearch:
         self.config = config
         self.progress = progress
         self.sampler = Sampler(check)
-        self.certifier = Certifier(config.dps)
         self.start = time.monotonic()
         self.deadline = deadline if deadline is not None else self.start + config.time_limit
+        self.certifier = Certifier(config.dps, deadline=self.deadline)  # certificates answer to the search's clock
         self.evaluations = 0
         self.stats = dict(nonfinite=0, hypothesis_rejected=0, float_violations=0, rechecked=0, rejected_by_recheck=0,
                           tight_points=0, unresolved=0, deep_evaluations=0, undefined=0, undefined_rechecked=0,
