@@ -163,8 +163,8 @@ def test_the_total_time_is_shared_so_every_check_gets_an_attempt():
     margin is of second order: first-order enclosures straddle 0 there, so a branch and bound
     runs until it is stopped (and it is no identity a symbolic step would close, nor are its
     exponents linear, which the exponential basis would decide: exp(x) + exp(y) >= 2 exp((x + y)/2)
-    is u + v >= 2 sqrt(uv) there, proved at once); three such proofs share a total smaller than
-    one's own limit."""
+    is u^2 + v^2 >= 2uv there with u = exp(x/2), proved at once); three such proofs share a
+    total smaller than one's own limit."""
     tight = Claim(
         id="amgm", title="AM-GM of exp", statement="exp(x^2) + exp(y^2) >= 2 exp((x^2 + y^2)/2)", dims=[],
         variables=[Scalar("x"), Scalar("y")],
