@@ -37,13 +37,15 @@ from ..results import CheckResult, Verdict
 from .domain import Domain
 from .result import Proof, ProofDetails, base_fields
 from .smt import _certify_point, formulas, parametrisations
-from .smt_exp import ExpAbstraction, _min_operands
+from .smt_exp import ExpAbstraction
 from .z3ctx import model_fraction
 
 #: z3's resource units per negated operand: a budget of work, the same on any machine
 RESOURCE_LIMIT = 4_000_000
 #: leaves of a piecewise linear exponent at most (a sum of two maxima has the product of theirs)
 MAX_LEAVES = 256
+#: operands of a negated minimum at most (each is its own solver call)
+MAX_OPERANDS = 64
 
 _COMPARISONS = {z3.Z3_OP_LE: "<=", z3.Z3_OP_LT: "<", z3.Z3_OP_GE: ">=", z3.Z3_OP_GT: ">", z3.Z3_OP_EQ: "=="}
 
@@ -329,6 +331,44 @@ def translate(facts: list, goal, ctx: ExpAbstraction, variables: dict[str, z3.Ar
     return basis, assertions + links + basis.facts(remaining, spans)
 
 
+def _extremum(term, largest: bool):
+    """(p, q) when ``term`` is max(p, q) (``largest``) or min(p, q) as an ``If``; |t| is max(t, -t)."""
+    if not z3.is_app_of(term, z3.Z3_OP_ITE):
+        return None
+    cond, then, other = term.children()
+    if not (z3.is_le(cond) or z3.is_lt(cond) or z3.is_ge(cond) or z3.is_gt(cond)):
+        return None
+    left, right = cond.children()
+    then_when_smaller = z3.is_le(cond) or z3.is_lt(cond)  # If(l <= r, l, r) is min(l, r)
+    if largest and z3.is_rational_value(right) and right.as_fraction() == 0 and then.eq(left) \
+            and z3.eq(z3.simplify(-left), z3.simplify(other)) and not then_when_smaller:
+        return left, other  # If(t >= 0, t, -t) = max(t, -t)
+    if then.eq(left) and other.eq(right) and then_when_smaller != largest:
+        return then, other
+    if then.eq(right) and other.eq(left) and then_when_smaller == largest:
+        return then, other
+    return None
+
+
+def extreme_operands(term, largest: bool = False) -> list:
+    """Terms whose minimum (maximum, ``largest``) is ``term``: min(p, q) - max(r, s) is the
+    minimum of p - r, p - s, q - r, q - s.  A negated minimum (< 0) holds where one operand's
+    does, so each operand is decided on its own -- a smaller formula."""
+    pair = _extremum(term, largest)
+    if pair is not None:
+        return extreme_operands(pair[0], largest) + extreme_operands(pair[1], largest)
+    if z3.is_app_of(term, z3.Z3_OP_SUB) and term.num_args() == 2:
+        left, right = extreme_operands(term.arg(0), largest), extreme_operands(term.arg(1), not largest)
+        if 1 < len(left) * len(right) <= MAX_OPERANDS:
+            return [a - b for a in left for b in right]
+    if z3.is_app_of(term, z3.Z3_OP_MUL) and term.num_args() == 2 and z3.is_rational_value(term.arg(0)):
+        factor = term.arg(0).as_fraction()
+        inner = extreme_operands(term.arg(1), largest if factor > 0 else not largest) if factor else [term.arg(1)]
+        if len(inner) > 1:
+            return [term.arg(0) * t for t in inner]
+    return [term]
+
+
 def prove_exp_basis(check: Check, domain: Domain, time_limit: float, dps: int = 50) -> Proof | None:
     """A proof, or a certified counterexample, in the exponential basis; None when it decides
     nothing or does not apply (no exp, or an exponent not piecewise linear).  Raises
@@ -346,7 +386,7 @@ def prove_exp_basis(check: Check, domain: Domain, time_limit: float, dps: int = 
         spans = {str(v): s for v, s in zip(values, param.spans) if not isinstance(v, int)}
         *facts, negated = assertions
         margin, strict = negated.arg(0), z3.is_le(negated)
-        for operand in _min_operands(margin):
+        for operand in extreme_operands(margin):
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
