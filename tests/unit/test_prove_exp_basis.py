@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from tests.conftest import check_of
 from verifier import Claim, Part, Scalar
 from verifier.prove import make_domain, prove
-from verifier.prove.exp_basis import ExpBasis, Leaf, Linearizer, NotLinear, prove_exp_basis
+from verifier.prove.exp_basis import ExpBasis, Leaf, Linearizer, NotLinear, extreme_operands, prove_exp_basis
 
 NAMES = ("u", "v", "w")
 X = {name: z3.Real(name) for name in NAMES}
@@ -183,3 +183,28 @@ def test_lemma_b3_is_proved_in_the_basis(part):
     check = check_of("B.3", part=part)
     p = prove(check, make_domain(check, {"n": 2}, (Fraction(-1), Fraction(1))), time_limit=60)
     assert p.result.verdict.value == "proved" and p.details.solver == "unsat (exponential basis)", p.result.message
+
+
+@settings(max_examples=60, deadline=None)
+@given(exponents(), exponents(), st.lists(st.fractions(min_value=-2, max_value=2, max_denominator=6), min_size=3, max_size=3))
+def test_a_margin_is_the_minimum_of_its_operands(left, right, point):
+    """min - max, |t| and their multiples split into operands whose minimum is the margin, exactly."""
+    margin = z3.RealVal(2) * (left - right) - z3.If(left >= 0, left, -left)
+    values = {str(X[n]): z3.RealVal(q) for n, q in zip(NAMES, point)}
+    at = lambda t: z3.simplify(z3.substitute(t, *[(X[n], values[n]) for n in NAMES])).as_fraction()
+    assert min(at(t) for t in extreme_operands(margin)) == at(margin)
+
+
+def test_min_minus_max_and_abs_split():
+    u, v, w = X["u"], X["v"], X["w"]
+    assert len(extreme_operands(z3.If(u <= v, u, v) - z3.If(w >= 0, w, -w))) == 4
+    assert len(extreme_operands(3 * (u - z3.If(v >= w, v, w)))) == 2
+    assert len(extreme_operands(u + z3.If(v >= w, v, w))) == 1  # a maximum added is no minimum
+
+
+def test_lemma_d5_intended_is_proved_through_its_operands():
+    """||softm(a + b) - softm(a)|| <= 4||b||: the max norms split into one operand per sign and entry;
+    b also occurs outside exp (4||b||), linked to exp(b) by chords and tangents."""
+    check = check_of("D.5", part="main", reading="intended")
+    p = prove_exp_basis(check, make_domain(check, {"n": 2}, (Fraction(-2), Fraction(2)), own_bounds=True), 30)
+    assert p is not None and p.result.verdict.value == "proved", p and p.result.message
