@@ -208,3 +208,11 @@ def test_lemma_d5_intended_is_proved_through_its_operands():
     check = check_of("D.5", part="main", reading="intended")
     p = prove_exp_basis(check, make_domain(check, {"n": 2}, (Fraction(-2), Fraction(2)), own_bounds=True), 30)
     assert p is not None and p.result.verdict.value == "proved", p and p.result.message
+
+
+def test_lemma_b2_is_proved_on_unbounded_reals():
+    """Every variable of B.2 lives inside exp or in |b_i| <= eps: no box is needed (branch and bound
+    needed one, which was a usage error)."""
+    check = check_of("B.2")
+    p = prove(check, make_domain(check, {"n": 2}), time_limit=30)
+    assert p.result.verdict.value == "proved" and p.details.solver == "unsat (exponential basis)", p.result.message
