@@ -211,20 +211,37 @@ def time_box(deadline: float | None) -> Iterator[None]:
     if not _BOXES:
         _OUTER = (signal.signal(signal.SIGALRM, _on_alarm), signal.getitimer(signal.ITIMER_REAL), time.monotonic())
     _BOXES.append(deadline)
+    depth = len(_BOXES)
     _arm()
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        _BOXES.pop()
-        if _BOXES:
-            _arm()
-        else:
-            handler, (left, interval), when = _OUTER
-            _OUTER = None
-            signal.signal(signal.SIGALRM, signal.SIG_DFL if handler is None else handler)  # None: set outside Python
-            if left > 0:  # someone else's timer (pytest-timeout, say) runs on, minus the time spent here
-                signal.setitimer(signal.ITIMER_REAL, max(left - (time.monotonic() - when), 1e-4), interval)
+        # Python runs a signal's handler at the next check after the signal, so an alarm (or a
+        # reminder) that fired just before the timer is stopped can still raise in here: the
+        # leaving is done again until it completes.  An outer box whose deadline passed is
+        # re-armed by it and raises after the block, where its own handler expects it.
+        while True:
+            try:
+                _leave(depth)
+                break
+            except TimeLimitExceeded:
+                continue
+
+
+def _leave(depth: int) -> None:
+    """Close the boxes from ``depth`` inward; restore what was in place before the outermost
+    one once none is left.  Safe to repeat after an interruption at any point."""
+    global _OUTER
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    del _BOXES[depth - 1:]
+    if _BOXES:
+        _arm()
+    elif _OUTER is not None:
+        handler, (left, interval), when = _OUTER
+        signal.signal(signal.SIGALRM, signal.SIG_DFL if handler is None else handler)  # None: set outside Python
+        _OUTER = None
+        if left > 0:  # someone else's timer (pytest-timeout, say) runs on, minus the time spent here
+            signal.setitimer(signal.ITIMER_REAL, max(left - (time.monotonic() - when), 1e-4), interval)
 
 
 def call_within(deadline: float | None, fn: Callable, *args, **kwargs):

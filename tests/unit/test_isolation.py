@@ -118,3 +118,24 @@ def test_a_process_pool_started_before_a_fork_is_not_used_by_the_child():
         outcome = run_isolated(lambda _, send: list(ex.imap(_square, range(5))), limit=60)
         assert outcome.returned and outcome.value == [0, 1, 4, 9, 16], outcome
         assert list(ex.imap(_square, range(3))) == [0, 1, 4]
+
+
+def test_an_alarm_that_runs_its_handler_as_the_box_closes_leaves_nothing_behind(monkeypatch):
+    # Python runs a signal's handler at its next check, so a reminder that fired just before the
+    # box stops the timer raises inside the box's cleanup: simulated here right after the stop
+    import verifier.isolation as isolation
+
+    real_setitimer, fired = signal.setitimer, []
+
+    def setitimer(which, seconds, interval=0.0):
+        out = real_setitimer(which, seconds, interval)
+        if seconds == 0 and not fired:
+            fired.append(True)
+            raise TimeLimitExceeded(0.0, "a pending reminder")
+        return out
+
+    monkeypatch.setattr(isolation.signal, "setitimer", setitimer)
+    with time_box(time.monotonic() + 60):
+        pass
+    assert fired and not isolation._BOXES and isolation._OUTER is None
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0) and signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, None)
