@@ -38,7 +38,7 @@ def test_prove_usage_errors_exit_2_without_traceback():
         ["prove", "4.1", "--dims", "n=3,d=x"],
         ["prove", "4.1", "--dims", "n=3,d=1", "--box", "5:-5"],
         ["prove", "4.1", "--dims", "n=3,d=1", "--box", "C=0:1"],
-        ["prove", "B.2", "--dims", "n=2"],
+        ["prove", "5.1", "--dims", "n=2,d=1"],  # exp of a bilinear exponent: branch and bound needs a box
         ["prove", "B.2", "--dims", "n=2", "--box", "-1:1", "--method", "smt"],
         ["prove", "4.1", "--dims", "n=3,d=1", "--reading", "nope"],
     ):

@@ -159,13 +159,17 @@ def test_proofs_on_worker_processes_match_proofs_in_process():
 
 
 def test_the_total_time_is_shared_so_every_check_gets_an_attempt():
-    """exp(x) + exp(y) >= 2 exp((x + y)/2) is tight along the whole diagonal x = y, where its
+    """exp(x^2) + exp(y^2) >= 2 exp((x^2 + y^2)/2) is tight along the lines x = +-y, where its
     margin is of second order: first-order enclosures straddle 0 there, so a branch and bound
-    runs until it is stopped (and it is no identity a symbolic step would close); three such
-    proofs share a total smaller than one's own limit."""
+    runs until it is stopped (and it is no identity a symbolic step would close, nor are its
+    exponents linear, which the exponential basis would decide: exp(x) + exp(y) >= 2 exp((x + y)/2)
+    is u^2 + v^2 >= 2uv there with u = exp(x/2), proved at once); three such proofs share a
+    total smaller than one's own limit."""
     tight = Claim(
-        id="amgm", title="AM-GM of exp", statement="exp(x) + exp(y) >= 2 exp((x + y)/2)", dims=[], variables=[Scalar("x"), Scalar("y")],
-        parts=[Part("main", relation=">=", lhs=lambda ctx, v: ctx.exp(v.x) + ctx.exp(v.y), rhs=lambda ctx, v: 2 * ctx.exp((v.x + v.y) / 2))],
+        id="amgm", title="AM-GM of exp", statement="exp(x^2) + exp(y^2) >= 2 exp((x^2 + y^2)/2)", dims=[],
+        variables=[Scalar("x"), Scalar("y")],
+        parts=[Part("main", relation=">=", lhs=lambda ctx, v: ctx.exp(v.x * v.x) + ctx.exp(v.y * v.y),
+                    rhs=lambda ctx, v: 2 * ctx.exp((v.x * v.x + v.y * v.y) / 2))],
         prove_on=ProofDomain(box=(-1, 3)),
     )
     out = prove_all([tight.checks()[0]] * 3, ProofBudget(per_check=60, total=4.5, boxes=None))  # time alone stops them

@@ -156,6 +156,11 @@ def _from_model(check, domain, param, values, model, start, base, details, dps) 
             continue
         q = model_fraction(model, v)
         point.append(fmpq(q.numerator, q.denominator))
+    return _certify_point(check, domain, param, point, start, base, details, dps)
+
+
+def _certify_point(check, domain, param, point, start, base, details, dps) -> Proof:
+    """A certified, shrunk counterexample at the coordinates ``point`` (exact), or INCONCLUSIVE."""
     exact = {k: np.asarray(EXACT.lift(x), dtype=object) for k, x in param.data(EXACT, point).items()}
     certifier = Certifier(dps)
     cert = certifier.certify(check, exact, domain.dims)
