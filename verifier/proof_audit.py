@@ -135,7 +135,7 @@ def larger_domains(check: Check) -> list[tuple[str, object]]:
         if out and bigger == out[-1][2] or bigger == sizes:
             break
         try:
-            domain = make_domain(check, bigger, declared.box, declared.boxes, own_bounds=not declared.box_stated)
+            domain = _domain_at(check, bigger)
         except DomainError:
             break
         out.append((", ".join(f"{d.name} = {bigger[d.name]}" for d in free), domain, bigger))
@@ -147,9 +147,8 @@ def grown_domain(check: Check, domain):
     sizes = {d.name: min(domain.dims[d.name] + 1, d.hi) for d in check.dims}
     if sizes == dict(domain.dims):
         return None
-    declared = check.proof_domain
     try:
-        return make_domain(check, sizes, declared.box, declared.boxes, own_bounds=not declared.box_stated)
+        return _domain_at(check, sizes)
     except DomainError:
         return None
 
@@ -196,8 +195,13 @@ def as_locked(check: Check, status: str, method: str, volume_percent: float | No
 
 def domain_of(check: Check):
     """The prover's domain for the one the claim states."""
+    return _domain_at(check, check.proof_domain.sizes(check.dims))
+
+
+def _domain_at(check: Check, sizes: dict):
+    """The claim's declared proof domain (its box, or its variables' own bounds) at ``sizes``."""
     declared = check.proof_domain
-    return make_domain(check, declared.sizes(check.dims), declared.box, declared.boxes, own_bounds=not declared.box_stated)
+    return make_domain(check, sizes, declared.box, declared.boxes, own_bounds=not declared.box_stated)
 
 
 def with_proof(result: CheckResult, proof: ProofAttempt, refuting: CheckResult | None) -> CheckResult:

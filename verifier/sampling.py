@@ -680,11 +680,10 @@ def _hadamard(n):
 
 
 def _signed_permutations(rng, m, n):
-    out = np.zeros((m, n, n))
-    perm = np.argsort(rng.random((m, n)), axis=1)
-    rows = np.repeat(np.arange(n)[None], m, axis=0)
-    out[np.arange(m)[:, None], rows, perm] = _signs(rng, m, n)
-    return out
+    """Permutation matrices with each row's one entry given a random sign (the same draws, in
+    the same order, as a permutation and then its signs)."""
+    perm = _permutations(rng, m, n)
+    return np.where(perm != 0, perm * _signs(rng, m, n)[:, :, None], 0.0)  # no -0.0 off the permutation
 
 
 def _orthogonal(name, rng, m, n):
