@@ -7,6 +7,7 @@ from typing import Any, Mapping
 
 from ..claims import Check
 from ..results import CheckResult, Verdict
+from .certificate import ProofCertificate
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,8 @@ class ProofDetails:
     boxes_examined: int = 0
     volume_proved: float | None = None  # fraction of the box volume proved
     notes: tuple[str, ...] = ()  # tight faces, reductions used, what remains open
+    #: what the proof rests on, for a checker smaller than the prover (None: nothing recorded yet)
+    certificate: ProofCertificate | None = None
 
 
 @dataclass(frozen=True)
