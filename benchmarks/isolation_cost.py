@@ -53,7 +53,8 @@ def in_process(tasks):
 
 def isolated(tasks):
     """One run_checks per seed (a run's checks share a config), timed between results."""
-    from verifier.engine import SearchConfig, run_checks
+    from verifier.audit import run_checks
+    from verifier.engine import SearchConfig
 
     out = []
     for seed in sorted({s for _, s in tasks}):

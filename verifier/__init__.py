@@ -7,9 +7,30 @@ Public API for stating claims::
 """
 
 from ._version import __version__
-from .claims import Check, Claim, ClaimDefinitionError, Dim, Hypothesis, Matrix, Part, ProofDomain, Reading, Scalar, Variable, Vector
-from .domains import Derived, DoublyStochastic, Ordered, Orthogonal, Simplex, Sphere, Stochastic, UnitVector
-from .results import CheckResult, Counterexample, RunResult, Verdict
+
+#: where each public name lives: imported on first use, so that ``verify --version`` and the
+#: modules of a command that needs none of them do not load numpy, sympy and the contexts
+_PUBLIC = {
+    **dict.fromkeys(("Check", "Claim", "ClaimDefinitionError", "Dim", "Hypothesis", "Matrix", "Part", "ProofDomain", "Reading",
+                     "Scalar", "Variable", "Vector"), "claims"),
+    **dict.fromkeys(("Derived", "DoublyStochastic", "Ordered", "Orthogonal", "Simplex", "Sphere", "Stochastic", "UnitVector"), "domains"),
+    **dict.fromkeys(("CheckResult", "Counterexample", "RunResult", "Verdict"), "results"),
+}
+
+
+def __getattr__(name):
+    if name in _PUBLIC:
+        import importlib
+
+        value = getattr(importlib.import_module(f".{_PUBLIC[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_PUBLIC))
+
 
 __all__ = [
     "__version__",

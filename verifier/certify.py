@@ -34,7 +34,7 @@ import sympy
 
 from .claims import Check
 from .contexts import BallContext, DomainError, ExactContext, MPContext, NotRational, SymbolicContext, to_fraction
-from .isolation import OutOfTime, call_apart, call_within, forking_available
+from .runner import OutOfTime, call_within
 
 EXACT = ExactContext()
 
@@ -247,27 +247,9 @@ class Certifier:
                                        f"{_value_text(a[0])}, then {_value_text(b[0])}")
 
 
-#: seconds a certificate run apart (a replay) may take before it is stopped
-APART_TIME_LIMIT = 120.0
-
-
-def certify_apart(check: Check, data, dims, dps: int, confirm: str = "always") -> Certificate:
-    """A certificate computed in an isolated worker (a replay of a stored point: the claim's
-    code may end or crash its process, and must not take the run with it).
-
-    The certificate comes back without its enclosures (arb balls do not pickle; the values
-    shown are computed from them in the worker).  The claim's own exceptions are raised here
-    as they were there; an abrupt end is :class:`~verifier.isolation.AbruptEnd` naming the claim.
-    """
-    from .executor import forks_safely
-
-    if not (forking_available() and forks_safely()):
-        return Certifier(dps, confirm=confirm).certify(check, data, dims)
-    return call_apart(_certified_plainly, check, data, dims, dps, confirm, limit=APART_TIME_LIMIT,
-                      subject=f"claim {check.label}: its code")
-
-
-def _certified_plainly(check, data, dims, dps, confirm) -> Certificate:
+def certify_plainly(check: Check, data, dims, dps: int, confirm: str = "always") -> Certificate:
+    """A certificate without its enclosures (arb balls are not plain data; the values shown are
+    computed from them here): what a worker sends back of a replay."""
     return dataclasses.replace(Certifier(dps, confirm=confirm).certify(check, data, dims), ball_values=None)
 
 
@@ -363,4 +345,4 @@ def _terminating_decimal(f: Fraction, dps: int) -> str | None:
     return sign + digits[:-k] + "." + digits[-k:]
 
 
-__all__ = ["APART_TIME_LIMIT", "Certificate", "Certifier", "NotDeterministic", "certify_apart", "decimal_string"]
+__all__ = ["Certificate", "Certifier", "NotDeterministic", "certify_plainly", "decimal_string"]

@@ -25,7 +25,6 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-from .registry import Registry, load_installed, load_packs
 
 PYPROJECT = "pyproject.toml"
 _KEYS = ("packs", "lock", "budget", "dps")
@@ -103,12 +102,3 @@ def load_config(start: Path | None = None) -> ProjectConfig:
         if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < least):
             raise ConfigError(f"{path}: [tool.verifier] {key} must be an integer >= {least}, got {value!r}")
     return ProjectConfig(path=path, packs=tuple(packs), lock=lock, budget=table.get("budget"), dps=table.get("dps"))
-
-
-def project_registry(given: Sequence[str], config: ProjectConfig) -> Registry:
-    """The packs a command runs: ``--pack`` if given, else the project's ``packs``, else every installed pack."""
-    if given:
-        return load_packs(given, Path.cwd())
-    if config.packs:
-        return load_packs(config.packs, config.root)
-    return load_installed()

@@ -7,10 +7,10 @@ one attempt with a time limit of its own, and all attempts together share a tota
 audit of the whole paper stays within a known time however many checks survive.  A proof
 that runs out of time says how much of the domain's volume it decided.
 
-Attempts are independent, so they run side by side on the executor's worker processes; what
-one attempt finds does not depend on the others (only when the total cap ends it does).  Each
-runs in an isolated worker (:mod:`verifier.isolation`): native code that aborts or segfaults
-kills only the proof, whose row says so with the signal, and the search's verdict stands.
+Attempts are independent, so the audit runs them side by side in its workers
+(:meth:`verifier.audit.Audit.prove_survivors`); what one attempt finds does not depend on the
+others (only when the total cap ends it does).  Native code that aborts or segfaults kills only
+its worker: the proof's row says so with the signal, and the search's verdict stands.
 
 A check's ``--time`` bounds its search and its proof together: the proof gets what the search
 left of it (``cap``), and none when the search spent it all.
@@ -25,9 +25,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
 from .claims import Check
-from .limits import MAX_PROVE_BOXES, LimitError, capped_jobs, check_int
-from .executor import forks_safely, make_executor, registered_check
-from .isolation import Outcome, forking_available, isolated_map
+from .budget import NO_PROOFS, ProofBudget
 from .prove import BoundedDomainError, DomainError, MethodError, make_domain, prove
 from .prove.identity import degenerate
 from .results import CheckResult, ProofAttempt, ProofStatus, RunResult, Verdict
@@ -38,38 +36,6 @@ MIN_ATTEMPT_SECONDS = 0.5
 LARGER_SIZES = 2
 
 
-@dataclass(frozen=True)
-class ProofBudget:
-    """Work per attempt, and seconds per attempt and for all attempts together; ``per_check = 0`` attempts none.
-
-    ``boxes`` is the budget that decides (branch-and-bound boxes per attempt, counted between
-    fixed rounds): an attempt it stops has decided the same volume on any machine, so a lock
-    written twice is the same.  The seconds are safety caps, generous by default; an attempt
-    they stop says so, and its share of volume depends on the machine.
-    """
-
-    per_check: float = 60.0
-    total: float = 150.0
-    dps: int = 50
-    boxes: int | None = 2500
-
-    def __post_init__(self):
-        for name in ("per_check", "total"):
-            value = getattr(self, name)
-            if not (value >= 0 and math.isfinite(value)):
-                raise ValueError(f"proof time {name} must be a finite number of seconds >= 0, got {value!r}")
-        if self.boxes is not None:
-            try:
-                check_int(self.boxes, 1, MAX_PROVE_BOXES)
-            except LimitError as exc:
-                raise ValueError(f"proof box budget {exc}") from None
-
-    @property
-    def enabled(self) -> bool:
-        return self.per_check > 0 and self.total > 0
-
-
-NO_PROOFS = ProofBudget(per_check=0.0, total=0.0)
 
 
 def wants_proof(result: CheckResult) -> bool:
@@ -210,91 +176,5 @@ def with_proof(result: CheckResult, proof: ProofAttempt, refuting: CheckResult |
     return dataclasses.replace(base, proof=proof)
 
 
-def _attempt_task(args) -> tuple[ProofAttempt, CheckResult | None]:
-    ref, budget, deadline, share, cap = args
-    check = ref if isinstance(ref, Check) else registered_check(ref)
-    try:
-        return attempt(check, budget, deadline, share, cap)
-    except Exception as exc:  # one check's failure is its own row, never the whole audit's
-        return ProofAttempt(ProofStatus.ERROR, "", message=f"{type(exc).__name__}: {exc}"), None
-
-
-#: seconds an isolated proof may run past its own time limit before its worker stops it
-PROOF_GRACE = 5.0
-
-
-def _proof_time_limit(task) -> float:
-    """The seconds a proof may take from now: its own limit, as :func:`attempt` computes it, and a grace."""
-    _, budget, deadline, _, cap = task
-    left = min(budget.per_check, max(deadline - time.monotonic(), 0.0))
-    return (left if cap is None else min(left, max(cap, 0.0))) + PROOF_GRACE
-
-
-def failed_attempt(outcome: Outcome) -> ProofAttempt:
-    """The attempt of a proof whose process did not come back (it crashed, exited, or ran past
-    its time limit and a grace): the search's verdict stands."""
-    return ProofAttempt(ProofStatus.ERROR, "", seconds=outcome.seconds, message=f"the proof {outcome.describe()}; the search's verdict stands")
-
-
-def prove_all(checks: Sequence[Check], budget: ProofBudget, jobs: int = 1,
-              on_attempt: Callable[[Check, ProofAttempt, CheckResult | None], None] | None = None,
-              caps: Sequence[float | None] | None = None) -> list[tuple[ProofAttempt, CheckResult | None]]:
-    """An attempt per check, in order, on ``jobs`` processes (the total cap starts now).
-
-    Each attempt may take its fair part of what is left of the total: the time left times the
-    workers, over the attempts not yet started.  Attempts that end early (z3 often answers at
-    once) pass their time on, and no check goes unattempted while others ran to their limit.
-    ``caps``: per check, the seconds its own time limit leaves its proof (None: no cap).
-    """
-    checks = list(checks)
-    caps = list(caps) if caps is not None else [None] * len(checks)
-    deadline = time.monotonic() + budget.total
-    out = []
-
-    def report(check, proof, refuting):
-        if on_attempt:
-            on_attempt(check, proof, refuting)
-        out.append((proof, refuting))
-
-    if checks and forking_available() and forks_safely():
-        workers = max(1, min(capped_jobs(jobs), len(checks)))
-        tasks = [(ch, budget, deadline, workers / (len(checks) - i), cap) for i, (ch, cap) in enumerate(zip(checks, caps))]
-        for check, outcome in zip(checks, isolated_map(_isolated_attempt, tasks, workers, limit=_proof_time_limit)):
-            report(check, *(outcome.value if outcome.returned else (failed_attempt(outcome), None)))
-        return out
-    with make_executor(jobs) as ex:
-        refs = [ex.ref(ch) for ch in checks]
-        workers = max(1, ex.jobs)
-        stream = ex.imap(_attempt_task, [(ref, budget, deadline, workers / (len(refs) - i), cap) for i, (ref, cap) in enumerate(zip(refs, caps))])
-        for check, (proof, refuting) in zip(checks, stream):
-            report(check, proof, refuting)
-    return out
-
-
-def _isolated_attempt(task, send) -> tuple[ProofAttempt, CheckResult | None]:
-    return _attempt_task(task)
-
-
-def prove_survivors(checks: Iterable[Check], run: RunResult, budget: ProofBudget, jobs: int = 1,
-                    on_result: Callable[[CheckResult], None] | None = None, check_time: float | None = None) -> RunResult:
-    """``run`` with a proof attached to every check that survived it; ``on_result`` sees each proved row.
-    ``check_time``: the seconds each check may take, search and proof together (``--time``)."""
-    checks = list(checks)
-    results = list(run.results)
-    todo = [i for i, r in enumerate(results) if wants_proof(r)] if budget.enabled else []
-
-    def done(check, proof, refuting):
-        i = todo[len(finished)]
-        results[i] = with_proof(results[i], proof, refuting)
-        finished.append(i)
-        if on_result:
-            on_result(results[i])
-
-    finished: list[int] = []
-    caps = [None if check_time is None else check_time - results[i].seconds for i in todo]
-    prove_all([checks[i] for i in todo], budget, jobs, on_attempt=done, caps=caps)
-    return RunResult(tuple(results))
-
-
-__all__ = ["LARGER_SIZES", "MIN_ATTEMPT_SECONDS", "NO_PROOFS", "ProofBudget", "also_proved", "attempt", "as_locked", "domain_of", "failed_attempt",
-           "larger_domains", "prove_all", "prove_survivors", "volume_percent", "wants_proof", "with_proof"]
+__all__ = ["LARGER_SIZES", "MIN_ATTEMPT_SECONDS", "NO_PROOFS", "ProofBudget", "also_proved", "attempt", "as_locked", "domain_of",
+           "larger_domains", "volume_percent", "wants_proof", "with_proof"]

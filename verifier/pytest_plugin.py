@@ -60,20 +60,24 @@ class ClaimItem(pytest.Item):
         return class_name(SimpleNamespace(paper=self.check.claim.paper, claim=self.check.claim.id))
 
     def runtest(self):
-        from .regression import GONE, NOT_LOCKED, check_entry
+        from . import remote
+        from .regression import GONE, NOT_LOCKED, audit_for, check_entry
 
         if self.entry is None:
             raise ClaimDrift(f"{NOT_LOCKED}: run `verify lock` to record it")
         if self.check is None:
             raise ClaimDrift(f"{GONE}: run `verify lock` to drop it")
-        outcome = check_entry(self.entry, self.check, self.lock, _registry(self.config).find)
+        runner, catalog = _runner(self.config), _registry(self.config)
+        outcome = check_entry(self.entry, self.check, self.lock, lambda path: remote.replay(path, runner, catalog),
+                              audit_for(self.lock.search, runner))
         if outcome.drift:
             raise ClaimDrift(f"{outcome.change} (locked {outcome.locked}, now {outcome.now}): {outcome.detail}")
 
     def repr_failure(self, excinfo):
+        from .remote import WorkerFailed
         from .store import CounterexampleFileError
 
-        if isinstance(excinfo.value, (ClaimDrift, CounterexampleFileError)):
+        if isinstance(excinfo.value, (ClaimDrift, CounterexampleFileError, WorkerFailed)):
             return str(excinfo.value)
         return super().repr_failure(excinfo)
 
@@ -130,13 +134,27 @@ def _project(config):
     return config._claims_project
 
 
+def _runner(config):
+    """The session's workers: each loads one pack and runs its checks (pytest's process imports no pack)."""
+    from .audit import PackRunner
+    from .limits import available_cores
+
+    if not hasattr(config, "_claims_runner"):
+        config._claims_runner = PackRunner(available_cores())
+    return config._claims_runner
+
+
 def _registry(config):
-    """The packs of ``--pack``, else the project's, else every installed one; a pack that fails is a usage error."""
-    from .config import project_registry
+    """The packs of ``--pack``, else the project's, else every installed one, described by workers; a
+    pack that fails is a usage error."""
+    from .catalog import discover, load_catalog
     from .registry import lock_key_clash
 
     if not hasattr(config, "_claims_registry"):
-        registry = project_registry(config.getoption("claims_packs"), _project(config))
+        project = _project(config)
+        sources, errors = discover(config.getoption("claims_packs"), Path.cwd(), project.packs, project.root)
+        runner = _runner(config)
+        registry = runner.catalog = load_catalog(sources, runner, errors)
         problems = [str(e) for e in registry.errors] + [p for p in [lock_key_clash(registry)] if p]
         if problems:
             raise pytest.UsageError("--claims: " + "; ".join(problems))
@@ -150,6 +168,12 @@ def _lock_path(config) -> Path:
         return Path(given)
     project = _project(config)
     return project.root / project.lock if project.lock else Path(config.rootpath) / "claims.lock"
+
+
+def pytest_unconfigure(config):
+    runner = getattr(config, "_claims_runner", None)
+    if runner is not None:
+        runner.close()
 
 
 def pytest_configure(config):

@@ -11,11 +11,10 @@ installed package of that name nor is hidden by it.  A pack that cannot be loade
 A claim is known by ``paper:id`` (the paper slug is the pack's qualifier) and by its short
 id wherever that is unique among the loaded packs.
 
-A pack is someone else's code, and importing it runs that code.  Before a pack is imported
-here, it is imported once in an isolated worker (:mod:`verifier.isolation`) under a time
-limit: a pack whose import loops forever, ends its process or crashes is a :class:`PackError`
-saying so, and this process never imports it.  Whatever a pack prints at import goes to
-stderr: stdout carries listings and JSON.
+A pack is someone else's code, and importing it runs that code: the loaders here run only in
+a worker (:mod:`verifier.packside`), under the time limit :func:`import_time_limit` gives; the
+process that decides verdicts holds a :class:`Registry` of claims *described* by workers
+(:mod:`verifier.catalog`), never the pack itself.
 """
 
 from __future__ import annotations
@@ -37,10 +36,9 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from .claims import Claim
-from .executor import forks_safely
-from .isolation import forking_available, run_isolated, stdout_to_stderr
+from .runner.authorship import PACK_ENTRY_POINTS, PATH_PACK_PREFIX
 
-ENTRY_POINT_GROUP = "verifier.packs"
+ENTRY_POINT_GROUP = PACK_ENTRY_POINTS
 
 #: seconds a pack's import may take before it is a load error (environment: VERIFY_IMPORT_TIME)
 IMPORT_TIME_LIMIT = 30.0
@@ -190,7 +188,12 @@ class Registry:
     @classmethod
     def from_package(cls, package_name: str) -> "Registry":
         """Every module-level ``claim`` or ``claims`` in an importable package and its subpackages."""
-        return _registry([_load_module_pack(package_name, package_name)])
+        return _registry([load_module_pack(package_name, package_name)])
+
+    @classmethod
+    def of_loaded(cls, results: Sequence[tuple[str, str, "_Loaded"]]) -> "Registry":
+        """Packs from what the loaders returned: (name, origin, loaded) triples."""
+        return _registry(results)
 
 
 def lock_key_clash(claims: Iterable[Claim]) -> str | None:
@@ -216,7 +219,7 @@ def installed_pack_names() -> list[str]:
 def load_installed(select: Callable[[importlib.metadata.EntryPoint], bool] = lambda ep: True) -> Registry:
     """Every pack registered under the entry-point group ``verifier.packs`` (or those ``select`` keeps)."""
     eps = sorted({ep.name: ep for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}.values(), key=lambda ep: ep.name)
-    return _registry([_load_module_pack(ep.name, ep.module) for ep in eps if select(ep)])
+    return _registry([load_module_pack(ep.name, ep.module) for ep in eps if select(ep)])
 
 
 def load_packs(sources: Sequence[str], base: Path | None = None) -> Registry:
@@ -227,9 +230,9 @@ def load_packs(sources: Sequence[str], base: Path | None = None) -> Registry:
     for source in dict.fromkeys(str(s) for s in sources):
         path = base / Path(source).expanduser()
         if path.exists():
-            results.append(_load_path_pack(source, path.resolve()))
+            results.append(load_path_pack(source, path.resolve()))
         elif source in installed:
-            results.append(_load_module_pack(source, installed[source].module))
+            results.append(load_module_pack(source, installed[source].module))
         else:
             names = ", ".join(installed) or "none"
             problem = f"no such file or directory, and no installed pack of that name (installed: {names})"
@@ -273,21 +276,9 @@ def import_time_limit() -> float:
     return value if value > 0 and math.isfinite(value) else IMPORT_TIME_LIMIT
 
 
-def _guarded(name: str, origin: str, shown: str, imported: bool, load: Callable[[], tuple]):
-    """``load()`` (a pack's import and collection), tried first in an isolated worker unless the
-    pack is imported already; a try that does not come back is the pack's error, not ours."""
-    if not imported and forking_available() and forks_safely():
-        # quiet: what the pack prints is printed once, by the import here
-        outcome = run_isolated(lambda _, send: (load(), None)[1], limit=import_time_limit(), quiet=True)
-        if not outcome.returned:
-            return name, origin, ((), [PackError(name, shown, f"importing it {outcome.describe()}")])
-    with stdout_to_stderr():
-        return load()
-
-
-def _load_module_pack(name: str, module_name: str):
+def load_module_pack(name: str, module_name: str):
     """An importable package (an installed pack): the package and every module under it."""
-    return _guarded(name, module_name, module_name, module_name in sys.modules, lambda: _import_module_pack(name, module_name))
+    return _import_module_pack(name, module_name)
 
 
 def _import_module_pack(name: str, module_name: str):
@@ -299,14 +290,28 @@ def _import_module_pack(name: str, module_name: str):
 
 
 def _private_name(path: Path) -> str:
-    return f"_verifier_pack_{hashlib.sha1(str(path).encode()).hexdigest()[:12]}"
+    return f"{PATH_PACK_PREFIX}{hashlib.sha1(str(path).encode()).hexdigest()[:12]}"
 
 
-def _load_path_pack(name: str, path: Path):
+def load_path_pack(name: str, path: Path):
     """A package folder, a folder of modules or a ``.py`` file, imported under a private name."""
-    private = _private_name(path)
-    shown = path.stem if path.is_file() else path.name
-    return _guarded(name, str(path), shown, private in sys.modules, lambda: _import_path_pack(name, path))
+    return _import_path_pack(name, path)
+
+
+def load_source_pack(name: str, module_name: str, text: str):
+    """A pack module given as source text (a claim ``verify expr`` wrote), under a private name."""
+    private = PATH_PACK_PREFIX + "source_" + hashlib.sha1(text.encode()).hexdigest()[:12]
+    module = sys.modules.get(private)
+    if module is None:
+        module = types.ModuleType(private)
+        module.__file__ = f"<{module_name}>"
+        sys.modules[private] = module
+        try:
+            exec(compile(text, f"<{module_name}>", "exec"), module.__dict__)
+        except (Exception, SystemExit) as exc:
+            del sys.modules[private]
+            return name, module_name, ((), [PackError(name, module_name, _problem(exc))])
+    return name, module_name, _collect(name, module, lambda _: module_name)
 
 
 def _import_path_pack(name: str, path: Path):

@@ -14,26 +14,24 @@ drift; an inconclusive proof that now goes through is a note (the lock can recor
 
 from __future__ import annotations
 
-import multiprocessing
+import dataclasses
+import math
 import os
 import time
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
+from .audit import Audit, AuditOptions
+from .budget import ProofBudget
 from .claims import Check
-from .engine import SearchConfig, run_check, run_checks
-from .search import error_result as search_error_result
-from .executor import die_with_parent, forks_safely
-from .isolation import forking_available
-from .limits import available_cores
 from .lock import Lock, LockEntry, LockedSearch, file_sha256, locked_proof, relative_to_lock
-from .proof_audit import ProofBudget, as_locked, prove_all, wants_proof, with_proof
 from .results import CheckResult, ProofStatus, Verdict
-from .store import CounterexampleFileError, CounterexampleStore, Replay, read_document, replay
+from .search.config import SearchConfig
+from .store import CounterexampleFileError, CounterexampleStore, Replay, read_document
 
-FindClaim = Callable[[str, str], object]
+#: how a stored file is replayed: in a worker of its claim's pack (:func:`verifier.remote.replay`)
+Replayer = Callable[[Path], Replay]
 
 # the ``change`` of an outcome, as the drift table names it
 NOW_REFUTED = "surviving claim now refuted"
@@ -102,17 +100,13 @@ def proof_budget(search: LockedSearch) -> ProofBudget:
     return ProofBudget(per_check=search.prove_time, total=search.prove_total, dps=search.dps, boxes=search.prove_boxes)
 
 
-def prove_searched(checks: list[Check], searched: dict, budget: ProofBudget, jobs: int, check_time: float | None = None) -> None:
-    """Attach to each searched result that survived the proof of its check (in ``checks`` order);
-    ``check_time``: the seconds a check may take, search and proof together."""
-    todo = [ch for ch in checks if ch.key in searched and wants_proof(searched[ch.key])] if budget.enabled else []
-    caps = [None if check_time is None else check_time - searched[ch.key].seconds for ch in todo]
-    for check, (proof, refuting) in zip(todo, prove_all(todo, budget, jobs, caps=caps)):
-        searched[check.key] = with_proof(searched[check.key], proof, refuting)
+def audit_for(search: LockedSearch, runner, jobs: int = 1) -> Audit:
+    """The audit a lock's fixed-seed search and proofs run through."""
+    return Audit(AuditOptions(search_config(search), proof_budget(search)), runner, jobs)
 
 
 # ---------------------------------------------------------------------------- check
-def check_entry(entry: LockEntry, check: Check, lock: Lock, find_claim: FindClaim, progress=None,
+def check_entry(entry: LockEntry, check: Check, lock: Lock, replay: Replayer, audit: Audit, progress=None,
                 result: CheckResult | None = None) -> Outcome:
     """Compare one locked (claim, part, reading) with the claim as the code states it now.
 
@@ -124,27 +118,29 @@ def check_entry(entry: LockEntry, check: Check, lock: Lock, find_claim: FindClai
     base = dict(paper=entry.paper, claim=entry.claim, part=entry.part, reading=entry.reading, locked=entry.verdict)
     try:
         if entry.counterexamples:
-            return _check_evidence(entry, check, lock, find_claim, base, start)
-        return _check_search(entry, check, lock, progress, result, base, start)
+            return _check_evidence(entry, check, lock, replay, base, start)
+        return _check_search(entry, check, lock, audit, progress, result, base, start)
     except Exception as exc:
         return Outcome(**base, now=Verdict.ERROR.value, change=COULD_NOT_CHECK, detail=describe_error(exc), seconds=time.monotonic() - start)
 
 
 def describe_error(exc: Exception) -> str:
-    """One line: a file error names its file and field already; anything else says what it was."""
-    if isinstance(exc, CounterexampleFileError):
+    """One line: a file error, or a worker's, names its file and field already; anything else says what it was."""
+    from .remote import WorkerFailed
+
+    if isinstance(exc, (CounterexampleFileError, WorkerFailed)):
         return str(exc)
     return f"{type(exc).__name__}: {exc}"
 
 
-def _check_evidence(entry, check, lock, find_claim, base, start) -> Outcome:
+def _check_evidence(entry, check, lock, replay, base, start) -> Outcome:
     edited, unpinned = [], []
     for f, locked_hash in zip(entry.counterexamples, entry.sha256):
         now_hash = file_sha256(lock.file(f))
         if now_hash != locked_hash:
             edited.append(f"{f}: locked sha256 {locked_hash}, now {now_hash}")
             unpinned.append(f)
-    replays = tuple(replay_listed(lock.file(f), entry, find_claim) for f in entry.counterexamples)
+    replays = tuple(replay_listed(lock.file(f), entry, replay) for f in entry.counterexamples)
     stale = [(f, r) for f, r in zip(entry.counterexamples, replays) if not r.still_refutes]
     now = check.claim.refuted_verdict if len(stale) < len(replays) else "not refuted"
     change, detail = "", ""
@@ -160,12 +156,12 @@ def _check_evidence(entry, check, lock, find_claim, base, start) -> Outcome:
                    unpinned=tuple(unpinned))
 
 
-def _check_search(entry, check, lock, progress, result, base, start) -> Outcome:
+def _check_search(entry, check, lock, audit, progress, result, base, start) -> Outcome:
     if result is None:
-        result = guarded_search(check, search_config(lock.search), progress)
+        (result,) = audit.search([check], progress_factory=None if progress is None else (lambda _: progress))
         if entry.proof is not None:
             searched = {check.key: result}
-            reprove_locked([check], {check.key: entry}, searched, lock.search, 1)
+            reprove_locked([check], {check.key: entry}, searched, lock.search, audit)
             result = searched[check.key]
     now = result.verdict.value
     change, detail = "", ""
@@ -188,7 +184,7 @@ def _check_search(entry, check, lock, progress, result, base, start) -> Outcome:
 REPROVE_SLACK = 3.0
 
 
-def reprove_locked(checks: list[Check], locked: dict, searched: dict, search: LockedSearch, jobs: int) -> None:
+def reprove_locked(checks: list[Check], locked: dict, searched: dict, search: LockedSearch, audit: Audit) -> None:
     """Prove again every searched check whose locked proof went through (with slack on the time).
 
     A proof locked as not going through is not run again -- it cannot drift, only gain, and
@@ -197,12 +193,24 @@ def reprove_locked(checks: list[Check], locked: dict, searched: dict, search: Lo
     budget = proof_budget(search)
     held = [ch for ch in checks if locked[ch.key].proof is not None]
     went_through = [ch for ch in held if locked[ch.key].proof.status == ProofStatus.PROVED.value]
-    prove_searched(went_through, searched, dataclasses.replace(budget, per_check=budget.per_check * REPROVE_SLACK), jobs,
-                   check_time=search.time_limit * REPROVE_SLACK)
-    for check in held:
-        if check not in went_through and wants_proof(searched[check.key]):
-            p = locked[check.key].proof
-            searched[check.key] = with_proof(searched[check.key], as_locked(check, p.status, p.method, p.volume_percent), None)
+    _prove(audit, went_through, searched, dataclasses.replace(budget, per_check=budget.per_check * REPROVE_SLACK),
+           search.time_limit * REPROVE_SLACK)
+    as_locked = {ch.key: (locked[ch.key].proof.status, locked[ch.key].proof.method, locked[ch.key].proof.volume_percent)
+                 for ch in held if ch not in went_through}
+    if as_locked:
+        # described in a worker (the domain is the claim's, as stated now); nothing is proved, so any budget serves
+        _prove(audit, [ch for ch in held if ch.key in as_locked], searched, ProofBudget(per_check=1.0, total=1.0), None, as_locked)
+
+
+def _prove(audit: Audit, checks: list[Check], searched: dict, budget: ProofBudget, check_time: float | None, locked: dict | None = None):
+    """Attach to each searched result that survived the proof of its check, in place."""
+    checks = [ch for ch in checks if ch.key in searched]
+    if not checks:
+        return
+    results, _ = audit.prove_survivors(checks, [searched[ch.key] for ch in checks], budget, check_time=check_time or math.inf,
+                                       locked=locked)
+    for check, result in zip(checks, results):
+        searched[check.key] = result
 
 
 def compare_proof(entry: LockEntry, result: CheckResult, detail: str = "") -> tuple[str, str]:
@@ -226,35 +234,16 @@ def compare_proof(entry: LockEntry, result: CheckResult, detail: str = "") -> tu
     return "", "; ".join(notes)
 
 
-def error_result(check: Check, config: SearchConfig, exc: Exception, seconds: float = 0.0) -> CheckResult:
-    """The row of a check that could not be run: the engine's error row, with a file error's own message."""
-    row = search_error_result(check, config, exc, "its check", seconds=seconds)
-    return dataclasses.replace(row, stop_reason="the check raised", message=describe_error(exc))
-
-
-def guarded_search(check: Check, config: SearchConfig, progress=None) -> CheckResult:
-    """``run_check`` (in an isolated worker where processes fork), with anything it lets escape
-    turned into this check's error row."""
-    start = time.monotonic()
-    try:
-        if forking_available() and forks_safely():
-            (result,) = run_checks([check], config, None if progress is None else (lambda _: progress)).results
-            return result
-        return run_check(check, config, progress)
-    except Exception as exc:
-        return error_result(check, config, exc, time.monotonic() - start)
-
-
-def replay_listed(path: Path, entry: LockEntry, find_claim: FindClaim) -> Replay:
+def replay_listed(path: Path, entry: LockEntry, replay: Replayer) -> Replay:
     """Replay a file the lock lists, refusing one that belongs to another check."""
     doc = read_document(path)
     for field in ("claim", "part", "reading"):
         if doc[field] != getattr(entry, field):
             raise CounterexampleFileError(path, field, f"the lock lists this file for {field} {getattr(entry, field)!r}, the file says {doc[field]!r}")
-    return replay(path, find_claim)
+    return replay(path)
 
 
-def run_regression(lock: Lock, checks: Iterable[Check], find_claim: FindClaim, progress_factory=None, jobs: int = 1,
+def run_regression(lock: Lock, checks: Iterable[Check], replay: Replayer, audit: Audit, progress_factory=None,
                    store: CounterexampleStore | None = None, every_check: bool = True) -> Regression:
     """Every check of the registry against the lock, in registry order; lock-only entries last.
 
@@ -264,12 +253,12 @@ def run_regression(lock: Lock, checks: Iterable[Check], find_claim: FindClaim, p
     registry, so a file no check owns is a stray worth a note.
     """
     start = time.monotonic()
+    checks = list(checks)
     unlisted, strays = unlisted_files(lock, checks, store, every_check) if store is not None else ({}, ())
     locked = lock.by_key()
-    checks = list(checks)
     to_search = [ch for ch in checks if ch.key in locked and not locked[ch.key].counterexamples]
-    searched = dict(zip((ch.key for ch in to_search), search_many(to_search, search_config(lock.search), jobs, progress_factory)))
-    reprove_locked(to_search, locked, searched, lock.search, jobs)
+    searched = dict(zip((ch.key for ch in to_search), audit.search(to_search, progress_factory=progress_factory)))
+    reprove_locked(to_search, locked, searched, lock.search, audit)
     outcomes = []
     for check in checks:
         entry = locked.get(check.key)
@@ -277,8 +266,8 @@ def run_regression(lock: Lock, checks: Iterable[Check], find_claim: FindClaim, p
             outcomes.append(Outcome(check.claim.paper, *check.key, locked=None, now=None, change=NOT_LOCKED,
                                     detail="run `verify lock` to record it"))
             continue
-        outcome = check_entry(entry, check, lock, find_claim, result=searched.get(check.key))
-        outcomes.append(with_unlisted(outcome, check, unlisted.get(check.key, ()), find_claim))
+        outcome = check_entry(entry, check, lock, replay, audit, result=searched.get(check.key))
+        outcomes.append(with_unlisted(outcome, check, unlisted.get(check.key, ()), replay))
     seen = {ch.key for ch in checks}
     for entry in lock.entries:
         if entry.key not in seen:
@@ -310,13 +299,13 @@ def unlisted_files(lock: Lock, checks: list[Check], store: CounterexampleStore, 
     return mine, tuple(strays)
 
 
-def with_unlisted(outcome: Outcome, check: Check, files, find_claim: FindClaim) -> Outcome:
+def with_unlisted(outcome: Outcome, check: Check, files, replay: Replayer) -> Outcome:
     """``outcome`` with the store's unlisted files of its check replayed: one that refutes is
     drift, one that no longer refutes a note (``verify lock`` leaves such files unlisted)."""
     refuting, notes = [], []
     for path in files:
         try:
-            r = replay(path, find_claim)
+            r = replay(path)
         except Exception as exc:
             notes.append(f"{describe_error(exc)} (not listed in the lock)")
             continue
@@ -334,45 +323,12 @@ def with_unlisted(outcome: Outcome, check: Check, files, find_claim: FindClaim) 
     return dataclasses.replace(outcome, change=change, now=now, detail=detail + "; run `verify lock` to list it")
 
 
-# ---------------------------------------------------------------------------- parallel search
-_FORKED_CHECKS: list[Check] = []  # read by pool workers, which inherit it by fork (claims hold lambdas: not picklable)
+def error_result(check: Check, config: SearchConfig, exc: Exception, seconds: float = 0.0) -> CheckResult:
+    """The row of a check whose evidence could not be read: the engine's error row, with the error's own message."""
+    from .search.coordinator import error_result as search_error_result
 
-
-def _search_one(args) -> CheckResult:
-    index, config = args
-    return guarded_search(_FORKED_CHECKS[index], config)
-
-
-def search_many(checks: list[Check], config: SearchConfig, jobs: int = 1, progress_factory=None) -> list[CheckResult]:
-    """``run_check`` on each check, in order; on ``jobs`` processes when more than one.
-
-    Each search depends only on its check, seed and budget, so the results are the same
-    whatever the number of processes (in worker processes a search reports its progress once, at the end).
-    Where processes fork, every search runs in an isolated worker (``run_checks``).
-    """
-    global _FORKED_CHECKS
-    if forking_available() and forks_safely():  # each check in an isolated worker, as ``verify all`` runs them
-        each = dataclasses.replace(config, jobs=jobs) if len(checks) > 1 else config
-        return list(run_checks(checks, each, progress_factory).results)
-    if jobs <= 1 or len(checks) < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        return [guarded_search(ch, config, progress_factory(ch) if progress_factory else None) for ch in checks]
-    _FORKED_CHECKS = list(checks)
-    try:
-        with multiprocessing.get_context("fork").Pool(min(jobs, len(checks), available_cores()), initializer=die_with_parent,
-                                                      initargs=(os.getpid(),)) as pool:
-            results = []
-            for check, result in zip(checks, pool.imap(_search_one, [(i, config) for i in range(len(checks))], chunksize=1)):
-                done = progress_factory(check) if progress_factory else None
-                if done:  # a worker's search reports once, when it is over
-                    done(1, 1)
-                results.append(result)
-            return results
-    finally:
-        _FORKED_CHECKS = []
-
-
-def default_jobs() -> int:
-    return available_cores()
+    row = search_error_result(check, config, exc, "its check", seconds=seconds)
+    return dataclasses.replace(row, stop_reason="the check raised", message=describe_error(exc))
 
 
 # ---------------------------------------------------------------------------- lock
@@ -388,8 +344,8 @@ class LockRow:
     save_error: str | None = None  # why the counterexample found could not be stored (the lock is then not written)
 
 
-def make_lock(checks: Iterable[Check], search: LockedSearch, store: CounterexampleStore, lock_path, find_claim: FindClaim,
-              progress_factory=None, jobs: int = 1) -> tuple[Lock, tuple[LockRow, ...]]:
+def make_lock(checks: Iterable[Check], search: LockedSearch, store: CounterexampleStore, lock_path, replay: Replayer, audit: Audit,
+              progress_factory=None) -> tuple[Lock, tuple[LockRow, ...]]:
     """Replay the stored evidence of every check; search the checks that have none, saving what refutes.
 
     A stored file that still refutes certifies the verdict on its own (the search at a CI budget
@@ -403,14 +359,14 @@ def make_lock(checks: Iterable[Check], search: LockedSearch, store: Counterexamp
         refuting, stale = [], []
         try:
             for path in stored_files(store, check):
-                r = replay(path, find_claim)
+                r = replay(path)
                 (refuting if r.still_refutes else stale).append((path, r))
         except Exception as exc:
             failed[check.key] = error_result(check, search_config(search), exc)
         evidence[check.key] = refuting, stale
     to_search = [ch for ch in checks if not evidence[ch.key][0] and ch.key not in failed]
-    searched = dict(zip((ch.key for ch in to_search), search_many(to_search, search_config(search), jobs, progress_factory)))
-    prove_searched(to_search, searched, proof_budget(search), jobs, check_time=search.time_limit)
+    searched = dict(zip((ch.key for ch in to_search), audit.search(to_search, progress_factory=progress_factory)))
+    _prove(audit, to_search, searched, proof_budget(search), search.time_limit)
     searched.update(failed)
     rows = []
     for check in checks:
@@ -455,5 +411,7 @@ def stored_files(store: CounterexampleStore, check: Check) -> list[Path]:
     return out
 
 
-__all__ = ["CONTENT_CHANGED", "COULD_NOT_CHECK", "GONE", "UNLISTED_REFUTES", "unlisted_files", "with_unlisted", "LockRow", "NOT_LOCKED", "NOW_REFUTED", "NO_LONGER_REFUTES", "Outcome", "PROOF_DOMAIN_MOVED",
-           "PROOF_LOST", "Regression", "VERDICT_MOVED", "check_entry", "compare_proof", "proof_budget", "prove_searched", "default_jobs", "describe_error", "error_result", "guarded_search", "make_lock", "run_regression", "search_config", "search_many", "stored_files"]
+__all__ = ["CONTENT_CHANGED", "COULD_NOT_CHECK", "GONE", "LockRow", "NOT_LOCKED", "NOW_REFUTED", "NO_LONGER_REFUTES", "Outcome",
+           "PROOF_DOMAIN_MOVED", "PROOF_LOST", "Regression", "Replayer", "UNLISTED_REFUTES", "VERDICT_MOVED", "audit_for", "check_entry",
+           "compare_proof", "describe_error", "error_result", "make_lock", "proof_budget", "run_regression", "search_config",
+           "stored_files", "unlisted_files", "with_unlisted"]

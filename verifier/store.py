@@ -26,7 +26,7 @@ import numpy as np
 from flint import fmpq
 
 from ._version import __version__
-from .certify import Certificate, certify_apart, decimal_string
+from .certify import Certificate, certify_plainly, decimal_string
 from .claims import Check, Claim
 from .limits import MAX_DIM, MAX_DPS, MAX_ENTRIES, MAX_FILE_BYTES, MAX_NESTING, MAX_NUMBER_CHARS, MIN_DPS, LimitError, check_exponent, check_name, check_number_text
 from .results import Counterexample, FoundBy
@@ -794,7 +794,7 @@ def replay(path: str | os.PathLike, find_claim, dps: int | None = None) -> Repla
     """Re-certify a stored counterexample from its exact inputs."""
     loaded = load(path, find_claim)
     dps = dps or loaded.document["dps"]
-    cert = certify_apart(loaded.check, loaded.data, loaded.dims, dps)  # a claim's code runs apart (verifier/isolation.py)
+    cert = certify_plainly(loaded.check, loaded.data, loaded.dims, dps)  # in a worker: a claim's code runs only there (verifier/tasks.py)
 
     def show(exact, approx):
         return decimal_string(exact if exact is not None else approx, dps)

@@ -30,7 +30,7 @@ import scipy.optimize
 from .certify import Certifier, decimal_string
 from .claims import Check
 from .contexts import BallContext, ExactContext, FloatContext, NotRational, to_fraction
-from .engine import SearchConfig, run_checks
+from .engine import SearchConfig, run_check
 from .search import exact_strings
 from .results import Verdict
 from .sampling import arb_endpoint_to_fmpq, exactify, project
@@ -219,10 +219,10 @@ def tighten(check: Check, config: SearchConfig = SearchConfig(), max_rounds: int
         if k >= max_rounds and not (gain is not None and gain > MIN_GAIN):
             limit_hit = True
             break
-        # unshrunk: the shrinker trades ratio for simplicity, down to just past the constant; the
-        # round's search runs in an isolated worker (a claim that exits or hangs is the round's error)
+        # unshrunk: the shrinker trades ratio for simplicity, down to just past the constant (the
+        # whole tightening runs in a worker: a claim that exits or hangs is its error)
         certifier.deadline = time.monotonic() + 2 * config.time_limit
-        (result,) = run_checks([scaled(check, constant)], dataclasses.replace(config, seed=config.seed + k, shrink=False)).results
+        result = run_check(scaled(check, constant), dataclasses.replace(config, seed=config.seed + k, shrink=False))
         total += result.stats.evaluations
         last = result
         found = None

@@ -145,17 +145,17 @@ def test_list_pipes_one_line_per_claim_to_stdout():
     assert fields[:3] == ["alman-song-2025", "4.1", "lemma"] and "as-printed" in line and "repaired" in line
 
 
-def test_claim_that_raises_is_error_exit_2(monkeypatch):
+def test_claim_that_raises_is_error_exit_2():
     from verifier import Claim, Dim, Part, Vector
-    from verifier.registry import Registry
+    from verifier.packside import memory_pack
 
     def boom(ctx, v):
         raise ZeroDivisionError("1/0 in the statement")
 
     bad = Claim(id="Z.1", title="raises", statement="", dims=[Dim("n", 1, 2)], variables=[Vector("x", "n")],
                 parts=[Part("main", lhs=boom, rhs=boom)])
-    monkeypatch.setattr("verifier.cli.registry", lambda: Registry([bad]))
-    r = run("lemma", "Z.1", "--json", "--budget", "100")
+    memory_pack("raises", [bad])
+    r = run("lemma", "Z.1", "--json", "--budget", "100", "--pack", "raises")
     assert r.exit_code == 2
     item = json.loads(r.stdout)[0]
     assert item["verdict"] == "error" and "1/0 in the statement" in item["message"]

@@ -52,7 +52,7 @@ def test_a_silent_listener_posing_as_a_scheduler_is_a_one_line_error_within_the_
     held = []
     threading.Thread(target=lambda: [held.append(server.accept()) for _ in range(8)], daemon=True).start()
     port = server.getsockname()[1]
-    code = ("import sys, verifier.executor as ex; ex.CONNECT_TIMEOUT = 2.0; from verifier.cli import main; "
+    code = ("import sys, verifier.runner.dask as ex; ex.CONNECT_TIMEOUT = 2.0; from verifier.cli import main; "
             f"sys.argv = ['verify', 'lemma', '4.1', '--budget', '100', '--executor', 'dask://127.0.0.1:{port}']; main()")
     try:
         r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)

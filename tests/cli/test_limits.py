@@ -177,9 +177,9 @@ def test_save_to_an_unwritable_store_is_refused_before_searching(tmp_path, monke
 
 
 def test_lock_with_an_unwritable_store_is_refused_before_searching(tmp_path, monkeypatch):
-    import verifier.regression as regression
+    from verifier.audit import Audit
 
-    monkeypatch.setattr(regression, "search_many", lambda *a, **k: pytest.fail("searched although the store cannot be written"))
+    monkeypatch.setattr(Audit, "search", lambda *a, **k: pytest.fail("searched although the store cannot be written"))
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     r = invoke("lock", "--lock", tmp_path / "claims.lock", "--store", blocker / "store", "--claim", "4.1", "--budget", 100)

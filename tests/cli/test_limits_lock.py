@@ -13,8 +13,6 @@ import json
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-import verifier.regression as regression
-import verifier.search.coordinator as coordinator
 from verifier import limits
 
 from .lock_project import CHECKS, lock_doc, locked_template, project, run  # noqa: F401  (fixtures)
@@ -116,22 +114,24 @@ def test_a_mutated_lockfile_is_refused_by_field_before_any_work(project, where, 
 
 # ------------------------------------------------------------------------------ one failing check
 def _explode_on_4_1(monkeypatch):
-    """A replay and a search that raise for claim 4.1 only (whatever the cause, the rest must survive)."""
-    real_replay, real_search = regression.replay, regression.run_check
+    """A replay and a search that raise for claim 4.1 only (whatever the cause, the rest must survive).
+    Patched in this process before the command starts its workers, which inherit the patch by fork."""
+    import verifier.tasks as tasks
+
+    real_replay, real_search = tasks.replay_file, tasks.run_check
 
     def replay(path, find_claim, dps=None):
         if "/4.1/" in str(path):
             raise RuntimeError("boom in replay")
         return real_replay(path, find_claim, dps)
 
-    def run_check(check, config, progress=None, executor=None):
+    def run_check(check, config, progress=None, runner=None):
         if check.claim.id == "4.1":
             raise RuntimeError("boom in search")
-        return real_search(check, config, progress, executor)
+        return real_search(check, config, progress, runner)
 
-    monkeypatch.setattr(regression, "replay", replay)
-    monkeypatch.setattr(regression, "run_check", run_check)
-    monkeypatch.setattr(coordinator, "run_check", run_check)  # where an isolated worker runs the search
+    monkeypatch.setattr(tasks, "replay_file", replay)
+    monkeypatch.setattr(tasks, "run_check", run_check)
 
 
 def test_check_keeps_every_other_row_when_one_claim_raises(project, monkeypatch):

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 from tests.conftest import check_of
-from verifier.engine import SearchConfig, run_check, run_checks
+from verifier.audit import run_checks
+from verifier.engine import SearchConfig, run_check
 from verifier.executor import DaskExecutor, ProcessExecutor, SerialExecutor, by_value_roots, executor_scope, make_executor, sharing
 from verifier.registry import load_packs
 

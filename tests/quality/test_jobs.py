@@ -4,7 +4,8 @@ import dataclasses
 
 from lemmas import REGISTRY
 from tests.conftest import check_of
-from verifier.engine import SearchConfig, run_check, run_checks
+from verifier.audit import run_checks
+from verifier.engine import SearchConfig, run_check
 
 
 def _same(a, b):

@@ -8,12 +8,20 @@ from fractions import Fraction
 import pytest
 
 from verifier import Claim, Part, ProofDomain, Scalar
-from verifier.engine import SearchConfig, run_checks
-from verifier.proof_audit import MIN_ATTEMPT_SECONDS, ProofBudget, attempt, prove_all, prove_survivors, volume_percent
+from verifier.audit import Audit, AuditOptions, run_checks
+from verifier.engine import SearchConfig
+from verifier.proof_audit import MIN_ATTEMPT_SECONDS, ProofBudget, attempt, volume_percent
+from verifier.runner import ForkedRunner
 from verifier.results import ProofStatus, Verdict
 from verifier.store import parse_exact
 
 SEEDS = range(4)
+
+
+def prove_all(checks, budget, jobs=1):
+    """Each check's proof attempt, in order, in forked workers (as the audit runs them)."""
+    with ForkedRunner(jobs) as runner:
+        return list(Audit(AuditOptions(proofs=budget), runner, jobs).prove(checks))
 QUICK = SearchConfig(seed=0, budget=600, time_limit=20)
 
 
@@ -134,13 +142,14 @@ def test_survivors_get_proofs_and_refutations_keep_their_own_result():
     checks = [ch for c in claims for ch in c.checks()]
     run = run_checks(checks, QUICK)
     assert [r.verdict for r in run.results][:2] == [Verdict.SURVIVED, Verdict.SURVIVED]
-    proved = prove_survivors(checks, run, ProofBudget(per_check=5, total=30))
-    for before, after in zip(run.results, proved.results):
+    with ForkedRunner(1) as runner:
+        proved, _ = Audit(AuditOptions(QUICK, ProofBudget(per_check=5, total=30)), runner).prove_survivors(checks, run.results)
+    for before, after in zip(run.results, proved):
         if before.verdict is Verdict.REFUTED:
             assert after == before  # nothing to prove
         else:
             assert after.proof is not None and after.verdict is before.verdict
-    assert [r.proof.status for r in proved.results[:2]] == [ProofStatus.PROVED, ProofStatus.INCONCLUSIVE]
+    assert [r.proof.status for r in proved[:2]] == [ProofStatus.PROVED, ProofStatus.INCONCLUSIVE]
 
 
 def test_checks_past_the_total_cap_are_not_attempted():

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 import verifier.cli
 from tests.conftest import check_of
 from verifier.claims import Claim, Part, Scalar
+from verifier.packside import memory_pack
 from verifier.engine import SearchConfig
 from verifier.registry import Registry
 from verifier.tighten import tighten
@@ -87,10 +88,9 @@ def test_round_limit_is_said(monkeypatch):
     assert "round limit reached" in summary_sentence(t)
 
 
-def test_cli_tighten_json_upper_bound(monkeypatch):
-    registry = Registry([quadratic_claim()])
-    monkeypatch.setattr(verifier.cli, "registry", lambda: registry)
-    r = CliRunner().invoke(verifier.cli.main, ["tighten", "q", "--json", "--budget", "6000"])
+def test_cli_tighten_json_upper_bound():
+    memory_pack("tighten-geq", [quadratic_claim()])
+    r = CliRunner().invoke(verifier.cli.main, ["tighten", "q", "--json", "--budget", "6000", "--pack", "tighten-geq"])
     assert r.exit_code == 0, r.output
     (item,) = json.loads(r.stdout)
     assert item["upper_bound_exact"] == "2/3" and item["lower_bound"] is None and item["certified"] is True

@@ -144,13 +144,13 @@ def test_a_claim_drawing_from_the_global_generator_is_caught_even_when_its_draws
     import random
 
     from verifier.certify import NotDeterministic
-    from verifier.isolation import run_isolated
+    from verifier.runner import run_isolated
 
     # two draws that always agree (a coin's two tosses agree half the time): the draw itself gives
     # it away.  Certified in a worker of one thread, as checks are (this test process may hold
     # other tests' threads, which may draw from random themselves: there draws are not looked at)
     same_draw = _drifting(lambda: random.choice([1, 1]))
-    outcome = run_isolated(lambda _, send: Certifier(30).certify(same_draw.checks()[0], {"x": ExactContext().asarray([fmpq(0)])}, {}))
+    outcome = run_isolated(lambda _: Certifier(30).certify(same_draw.checks()[0], {"x": ExactContext().asarray([fmpq(0)])}, {}))
     assert outcome.exception == NotDeterministic.__name__ and "drew random numbers" in outcome.detail, outcome
 
 

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from verifier import Claim, Dim, Part, Stochastic, Vector
 from verifier.cli import main
 from verifier.engine import SearchConfig, run_check
+from verifier.packside import memory_pack
 from verifier.registry import Registry
 from verifier.store import CounterexampleFileError, CounterexampleStore, load
 
@@ -64,8 +65,8 @@ def test_replay_rejects_a_point_off_the_set_naming_the_field(stored, tmp_path, m
     with pytest.raises(CounterexampleFileError) as info:
         load(path, _find)
     assert info.value.field == "vars.P"
-    monkeypatch.setattr("verifier.cli.claims.registry", lambda: Registry([CLAIM]))
-    r = CliRunner().invoke(main, ["replay", str(path)])
+    memory_pack("stochastic", [CLAIM])
+    r = CliRunner().invoke(main, ["replay", str(path), "--pack", "stochastic"])
     assert r.exit_code == 2
     assert "vars.P" in r.output and "not on the stochastic set" in r.output and "Traceback" not in r.output
     assert len(r.output.strip().splitlines()) == 1

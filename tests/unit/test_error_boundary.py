@@ -5,7 +5,8 @@ import pytest
 import verifier.search.evaluate as evaluate_step
 import verifier.search.coordinator as coordinator
 from verifier import Claim, Part, Scalar
-from verifier.engine import SearchConfig, run_check, run_checks
+from verifier.audit import run_checks
+from verifier.engine import SearchConfig, run_check
 from verifier.results import RunResult, Verdict
 
 

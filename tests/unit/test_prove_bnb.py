@@ -12,7 +12,7 @@ from tests.conftest import check_of
 from verifier import Claim, Dim, Orthogonal, Part, Sphere, UnitVector
 from verifier.contexts import ExactContext, FloatContext
 from verifier.domains import membership_errors, sqrt_upper
-from verifier.executor import ProcessExecutor, SerialExecutor
+from verifier.runner import ForkedRunner, SerialRunner
 from verifier.prove import make_domain, prove
 from verifier.prove.charts import chart_atlas
 from verifier.prove.jets import JetContext, interval_ball
@@ -31,8 +31,8 @@ def _summary(p):
 def test_the_proof_does_not_depend_on_the_executor(claim_id, part, reading, dims):
     check = check_of(claim_id, part=part, reading=reading)
     domain = make_domain(check, dims, None, {"a": BOX, "eps": EPS})
-    serial = prove(check, domain, method="branch-and-bound", time_limit=120, executor=SerialExecutor())
-    with ProcessExecutor(2) as pool:
+    serial = prove(check, domain, method="branch-and-bound", time_limit=120, executor=SerialRunner())
+    with ForkedRunner(2) as pool:
         pooled = prove(check, domain, method="branch-and-bound", time_limit=120, executor=pool)
     assert serial.result.verdict.value == "proved", serial.result.message
     assert _summary(serial) == _summary(pooled)

@@ -1,7 +1,13 @@
 """The ``verify`` command.  Commands parse options and hand over; reporters present.
 
 This module holds the group and what commands share; each command family lives in a module
-of its own and is registered at the bottom.
+of its own and is registered at the bottom.  The engine is imported by the command that runs
+it, when it runs: ``verify --version``, ``--help`` and ``list`` answer without loading sympy,
+z3 or the search.
+
+This process decides: it compares with the lock, writes the evidence and sets the exit
+status, and it never imports a claim pack.  The packs are described and run by workers
+(:class:`verifier.audit.PackRunner`), one pack per worker, whose answers come back as plain data.
 
 Exit codes: 0 nothing refuted, 1 a claim refuted (or drift), 2 usage or internal error (a
 claim whose code raised, exited, hung or crashed included), 130 interrupted (Ctrl-C).
@@ -16,20 +22,11 @@ import os
 from pathlib import Path
 
 import click
-from rich.console import Console
 
 from .._version import __version__
-from ..certify import NotDeterministic
-from ..engine import SearchConfig, run_checks
-from ..executor import SPECS, ExecutorError, executor_scope, parse_spec
-from ..isolation import AbruptEnd
-from ..config import ConfigError, load_config, project_registry
+from ..config import ConfigError, load_config
 from ..limits import MAX_BUDGET, MAX_DPS, MAX_ROUNDS, MAX_SECONDS, MAX_SEED, MIN_DPS, available_cores
-from ..registry import ClaimLookupError, Registry
-from ..reporters import json_report, text
-from ..reporters.progress import DelayedProgress
-from ..results import FAILING, RunResult
-from ..store import CounterexampleFileError, CounterexampleStore, FileWriteError
+from ..search.config import QUICK, SearchConfig
 
 
 class UsageFailure(click.ClickException):
@@ -53,6 +50,17 @@ class Interrupted(click.ClickException):
         click.echo("\ninterrupted", err=True)
 
 
+def _named_errors() -> tuple[type, ...]:
+    """Errors whose message names their file or claim: a one-line usage error (imported only
+    when one is raised, so that no command pays for them at start-up)."""
+    from ..certify import NotDeterministic
+    from ..remote import WorkerFailed
+    from ..runner import AbruptEnd
+    from ..store import CounterexampleFileError, FileWriteError
+
+    return (CounterexampleFileError, FileWriteError, NotDeterministic, AbruptEnd, WorkerFailed)
+
+
 class VerifyGroup(click.Group):
     """Turns anything unexpected into a one-line error with exit status 2, never a traceback."""
 
@@ -63,9 +71,9 @@ class VerifyGroup(click.Group):
             raise Interrupted() from None
         except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit):
             raise
-        except (CounterexampleFileError, FileWriteError, NotDeterministic, AbruptEnd) as exc:  # each names its file or claim
-            raise UsageFailure(str(exc)) from None
         except Exception as exc:  # pragma: no cover - last line of defence
+            if isinstance(exc, _named_errors()):
+                raise UsageFailure(str(exc)) from None
             if os.environ.get("VERIFY_DEBUG"):
                 raise
             raise UsageFailure(f"internal error: {type(exc).__name__}: {exc} (set VERIFY_DEBUG=1 for a traceback)") from None
@@ -73,6 +81,7 @@ class VerifyGroup(click.Group):
 
 _PACKS = "verifier.packs"  # click context meta: the --pack values of the running command
 _REGISTRY = "verifier.registry"
+_RUNNER = "verifier.runner"
 
 
 def pack_option(fn):
@@ -89,9 +98,25 @@ def pack_option(fn):
     return wrapper
 
 
-def registry(allow_errors: bool = False) -> Registry:
-    """The claims of the running command's packs; a pack that failed to load is a usage error
-    unless ``allow_errors`` (then the errors are in ``Registry.errors``)."""
+def pack_runner():
+    """The workers of the running command: each loads one pack and runs its tasks (made once,
+    closed with the command)."""
+    from ..audit import PackRunner
+
+    ctx = click.get_current_context()
+    meta = ctx.meta
+    if _RUNNER not in meta:
+        runner = meta[_RUNNER] = PackRunner(available_cores())
+        ctx.find_root().call_on_close(runner.close)
+    return meta[_RUNNER]
+
+
+def registry(allow_errors: bool = False, extra_sources=()):
+    """The claims of the running command's packs, described by workers (this process imports
+    none); a pack that failed to load is a usage error unless ``allow_errors`` (then the errors
+    are in ``Registry.errors``).  ``extra_sources``: packs given as source (``verify expr``)."""
+    from ..catalog import discover, load_catalog
+
     ctx = click.get_current_context()
     meta = ctx.meta
     if _REGISTRY not in meta:
@@ -99,7 +124,12 @@ def registry(allow_errors: bool = False) -> Registry:
             config = load_config()
         except ConfigError as exc:
             raise UsageFailure(str(exc)) from None
-        meta[_REGISTRY] = project_registry(meta.get(_PACKS, ()), config)
+        if extra_sources:
+            sources, errors = list(extra_sources), []
+        else:
+            sources, errors = discover(meta.get(_PACKS, ()), Path.cwd(), config.packs, config.root)
+        runner = pack_runner()
+        runner.catalog = meta[_REGISTRY] = load_catalog(sources, runner, errors)
     reg = meta[_REGISTRY]
     if reg.errors and not allow_errors:
         raise UsageFailure("\n".join(f"{e}" if i == 0 else f"error: {e}" for i, e in enumerate(reg.errors)))
@@ -109,20 +139,26 @@ def registry(allow_errors: bool = False) -> Registry:
 PIPE_WIDTH = 120  # a pipe or CI log is not 80 columns wide: 50-digit values and file names stay whole
 
 
-def err_console() -> Console:
+def err_console():
     """Human text on stderr; off a terminal at ``COLUMNS`` when set, else wider than rich's 80."""
+    from rich.console import Console
+
     console = Console(stderr=True, highlight=False, soft_wrap=False)
     if not console.is_terminal and "COLUMNS" not in os.environ:
         console.width = PIPE_WIDTH
     return console
 
 
-def out_console() -> Console:
+def out_console():
     """For listings a user may pipe (``verify list | grep 4.1``): stdout."""
+    from rich.console import Console
+
     return Console(highlight=False, soft_wrap=True)
 
 
 def get_claim(claim_id: str):
+    from ..registry import ClaimLookupError
+
     try:
         return registry().get(claim_id)
     except ClaimLookupError as exc:
@@ -174,9 +210,7 @@ def cap_jobs(ctx, param, value):
 
 
 def _resolve_jobs(ctx, param, value):
-    from ..regression import default_jobs
-
-    return default_jobs() if value == 0 else cap_jobs(ctx, param, value)
+    return available_cores() if value == 0 else cap_jobs(ctx, param, value)
 
 
 def jobs_option(default: int):
@@ -187,29 +221,49 @@ def jobs_option(default: int):
     return lambda fn: executor_option(jobs(fn))
 
 
+_EXECUTOR = "verifier.executor"  # click context meta: the runner spec every check's chunks run on
+
+
+def executor_spec() -> str | None:
+    """The ``--executor`` of the running command, as the workers' chunks should reach it."""
+    return click.get_current_context().meta.get(_EXECUTOR)
+
+
 def executor_option(fn):
-    """``--executor SPEC``: the whole command shares one executor; with Dask, the command's
-    own worker pools step aside (``jobs`` 1) and every chunk goes to the Dask workers."""
+    """``--executor SPEC``: where each check's chunks run.  With Dask the checks run one at a
+    time (``jobs`` 1) and every chunk goes to the Dask workers; ``dask-local`` starts a local
+    cluster for the command, which the workers reach by its address."""
 
     @click.option("--executor", "executor_spec", metavar="SPEC", default=None,
-                  help=f"Where the work runs: {SPECS} (dask-local: a LocalCluster of --jobs workers). "
-                       "Default: in-process for -j 1, else a process pool. The results do not depend on it.")
+                  help="Where the work runs: serial, process, dask-local or dask://HOST:PORT (dask-local: a LocalCluster of --jobs "
+                       "workers). Default: in-process for -j 1, else a process pool. The results do not depend on it.")
     @functools.wraps(fn)
     def wrapper(executor_spec, **kw):
         if executor_spec is None:
             return fn(**kw)
+        from ..runner import RunnerError, parse_spec
+
+        ctx = click.get_current_context()
         try:
-            kind, _ = parse_spec(executor_spec)
-            if kind == "process":
+            kind, address = parse_spec(executor_spec)
+            if kind in ("process", "serial"):
+                ctx.meta[_EXECUTOR] = kind
                 return fn(**kw)
             jobs = kw.get("jobs") or 1
             if "jobs" in kw:
                 kw["jobs"] = 1
-            if kind == "serial":
+            if kind == "dask":
+                from ..runner.dask import DaskRunner
+
+                DaskRunner.connect(address).close()  # a scheduler that does not answer is a usage error now, not a row per check
+                ctx.meta[_EXECUTOR] = f"dask://{address}"
                 return fn(**kw)
-            with executor_scope(executor_spec, jobs):
+            from ..runner.dask import DaskRunner
+
+            with DaskRunner.local(max(jobs, 1)) as cluster:
+                ctx.meta[_EXECUTOR] = cluster.address.replace("tcp://", "dask://", 1)
                 return fn(**kw)
-        except ExecutorError as exc:
+        except RunnerError as exc:
             raise UsageFailure(f"--executor {executor_spec}: {exc}") from None
 
     return wrapper
@@ -240,67 +294,46 @@ def search_options(fn):
     return wrapper
 
 
-def _config(seed, budget, time_limit, dps, no_shrink, jobs=1) -> SearchConfig:
-    return SearchConfig(seed=seed, budget=budget, time_limit=time_limit, dps=dps, shrink=not no_shrink, jobs=jobs)
+def search_config(seed, budget, time_limit, dps, no_shrink, jobs=1) -> SearchConfig:
+    return SearchConfig(seed=seed, budget=budget, time_limit=time_limit, dps=dps, shrink=not no_shrink, jobs=jobs,
+                        executor=executor_spec())
 
 
-def _run(checks, config, save, store_dir, as_json, force=False, proofs=None):
-    """Run checks (progress bar on a terminal, none in JSON mode), prove the survivors within the
-    ``proofs`` budget (a :class:`~verifier.proof_audit.ProofBudget`); store counterexamples if asked.
+def audit_and_report(claims_checks, config: SearchConfig, save: bool, store_dir: Path, as_json: bool, force: bool = False,
+                     proofs=None):
+    """Audit the checks of each (claim, its checks) -- search, prove the survivors within
+    ``proofs``, save if asked -- and report: a panel per check on stderr, or one JSON list on
+    stdout.  Returns the audit's result; exits 2 when a counterexample could not be saved."""
+    from ..audit import Audit, AuditOptions
+    from ..budget import NO_PROOFS
+    from ..reporters import json_report, text
+    from ..reporters.progress import DelayedProgress, proving_many
+    from ..store import CounterexampleStore
 
-    Returns (run, saved paths, the console for human output); JSON is printed here.
-    """
+    checks = [ch for _, chs in claims_checks for ch in chs]
     console = err_console()
     if save:
         CounterexampleStore(store_dir).check_writable()  # before the search, so its results are not lost after it
+    options = AuditOptions(config, proofs or NO_PROOFS, store_dir if save else None, force)
+    audit = Audit(options, pack_runner(), config.jobs)
     progress = DelayedProgress(console)
     try:
-        run = run_checks(checks, config, None if as_json else progress.for_check)
+        results = audit.search(checks, progress_factory=None if as_json else progress.for_check)
     finally:
         progress.close()
-    if proofs is not None:
-        from ..proof_audit import prove_survivors
-        from ..reporters.progress import proving_many
-
-        with proving_many(console, run.results, proofs, enabled=not as_json):
-            run = prove_survivors(checks, run, proofs, config.jobs, check_time=config.time_limit)
-    saved, unsaved = _save_counterexamples(run, checks, store_dir, force=force) if save else ({}, {})
+    with proving_many(console, results, options.proofs, enabled=not as_json):
+        results, _ = audit.prove_survivors(checks, results)
+    saved, unsaved = audit.save(checks, results)
     if as_json:
-        click.echo(json_report.dumps_results(run.results, saved, unsaved))
-    return run, saved, unsaved, console
-
-
-def _run_and_report(claims_checks, config, save, store_dir, as_json, force=False, proofs=None) -> RunResult:
-    checks = [ch for _, chs in claims_checks for ch in chs]
-    run, saved, unsaved, console = _run(checks, config, save, store_dir, as_json, force, proofs)
-    if not as_json:
+        click.echo(json_report.dumps_results(results, saved, unsaved))
+    else:
         for claim, chs in claims_checks:
             keys = {c.key for c in chs}
-            text.print_results(console, claim, [r for r in run.results if (r.claim, r.part, r.reading) in keys], saved, unsaved)
+            text.print_results(console, claim, [r for r in results if (r.claim, r.part, r.reading) in keys], saved, unsaved)
     refuse_unsaved(unsaved)
-    return run
+    from ..audit import AuditResult
 
-
-def _save_counterexamples(run: RunResult, checks, store_dir, force: bool = False) -> tuple[dict, dict]:
-    """Store every refuting counterexample; returns ({(claim, part, reading): path}, {key: why not saved}).
-
-    Without ``force`` an existing file that differs is kept (a lockfile may cite it) and the
-    new counterexample gets the next free name.  A file that cannot be written (a full disk, a
-    link in the store) does not stop the others: the caller shows every counterexample, then
-    :func:`refuse_unsaved` ends the command with the reasons.
-    """
-    store = CounterexampleStore(store_dir)
-    by_key = {ch.key: ch for ch in checks}
-    saved, unsaved = {}, {}
-    for r in run.results:
-        if r.verdict in FAILING and r.counterexample is not None:
-            key = (r.claim, r.part, r.reading)
-            check = by_key[key]
-            try:
-                saved[key] = str(store.save(r.counterexample, statement=check.part.statement or check.claim.statement, force=force))
-            except (CounterexampleFileError, OSError) as exc:
-                unsaved[key] = str(exc)
-    return saved, unsaved
+    return AuditResult(tuple(results), saved, unsaved)
 
 
 def refuse_unsaved(unsaved: dict) -> None:
@@ -324,6 +357,9 @@ def main(ctx):
     ctx.default_map = {name: {k: v for k, v in defaults.items() if k in {p.name for p in cmd.params}}
                        for name, cmd in main.commands.items()}
 
+
+__all__ = ["QUICK", "UsageFailure", "audit_and_report", "err_console", "get_claim", "main", "out_console", "pack_option",
+           "pack_runner", "refuse_unsaved", "registry", "search_config", "select_checks"]
 
 from . import claims as _claims  # noqa: E402,F401  (registers lemma, list, show, replay)
 from . import all_claims as _all  # noqa: E402,F401  (registers all)

@@ -7,12 +7,10 @@ import sys
 
 import click
 
-from ..engine import QUICK, SearchConfig, run_checks
 from ..limits import MAX_PROVE_BOXES, MAX_SECONDS
-from ..proof_audit import ProofBudget, prove_survivors, wants_proof
-from ..reporters import json_report, text
-from ..reporters.progress import StreamingRows
-from . import _save_counterexamples, err_console, main, pack_option, refuse_unsaved, registry, search_options
+from ..budget import ProofBudget
+from ..search.config import QUICK, SearchConfig
+from . import err_console, executor_spec, main, pack_option, pack_runner, refuse_unsaved, registry, search_options
 
 
 class ProofSeconds(click.FloatRange):
@@ -89,29 +87,27 @@ def all_cmd(quick, seed, budget, time_limit, dps, no_shrink, jobs, save, force, 
     (--prove-time per check, --prove-total for all), on --jobs processes; its row comes when
     the proof is done and says "proved on DOMAIN" or how much of the domain was decided.
     """
+    from ..audit import Audit, AuditOptions
+    from ..reporters import json_report, text
+    from ..reporters.progress import StreamingRows
+
+    budget, time_limit = (QUICK.budget, QUICK.time_limit) if quick else (budget, time_limit)
     if quick:
-        config = SearchConfig(seed=seed, budget=QUICK.budget, time_limit=QUICK.time_limit, dps=dps, shrink=not no_shrink, jobs=jobs)
         proofs = _quick_proofs(proofs)
-    else:
-        config = SearchConfig(seed=seed, budget=budget, time_limit=time_limit, dps=dps, shrink=not no_shrink, jobs=jobs)
+    config = SearchConfig(seed=seed, budget=budget, time_limit=time_limit, dps=dps, shrink=not no_shrink, jobs=jobs, executor=executor_spec())
     checks = [ch for c in registry() for ch in c.checks()]
+    audit = Audit(AuditOptions(config, proofs, store_dir if save else None, force), pack_runner(), jobs)
     console = err_console()
     if as_json:
-        run = prove_survivors(checks, run_checks(checks, config), proofs, jobs, check_time=config.time_limit)
+        run = audit.run(checks)
     else:
         with StreamingRows(console, len(checks), text.summary_header()) as rows:
-            def searched(r):  # a survivor's row waits for its proof
-                if not (proofs.enabled and wants_proof(r)):
-                    rows.add(text.summary_row(r))
-
-            run = prove_survivors(checks, run_checks(checks, config, on_result=searched), proofs, jobs,
-                                  on_result=lambda r: rows.add(text.summary_row(r)), check_time=config.time_limit)
-    saved, unsaved = _save_counterexamples(run, checks, store_dir, force) if save else ({}, {})
+            run = audit.run(checks, on_result=lambda r: rows.add(text.summary_row(r)))
     if as_json:
-        click.echo(json_report.dumps_results(run.results, saved, unsaved))
+        click.echo(json_report.dumps_results(run.results, run.saved, run.unsaved))
     else:
-        for path in saved.values():
+        for path in run.saved.values():
             console.print(f"saved {path}", soft_wrap=True)
         text.print_summary_counts(console, run.results)
-    refuse_unsaved(unsaved)
+    refuse_unsaved(run.unsaved)
     sys.exit(run.exit_code)

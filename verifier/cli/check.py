@@ -7,20 +7,14 @@ from pathlib import Path
 
 import click
 
-from .. import lock as lockfile
-from ..engine import QUICK
-from ..lock import LOCK_NAME, LockedSearch, LockFileError
-from ..registry import lock_key_clash
-from ..regression import make_lock, run_regression
-from ..reporters import check_report, coq_report, junit, text
-from ..reporters.progress import DelayedProgress
-from ..results import RunResult, Verdict
-from ..store import CounterexampleStore, FileWriteError, check_output_file, write_atomic
-from . import BUDGET, DPS, SECONDS, SEED, UsageFailure, _save_counterexamples, err_console, get_claim, main, pack_option, refuse_unsaved, registry
+from ..budget import ProofBudget
+from ..search.config import QUICK
+from . import BUDGET, DPS, SECONDS, SEED, UsageFailure, err_console, get_claim, main, pack_option, pack_runner, refuse_unsaved, registry
 from . import jobs_option as shared_jobs_option
 from .all_claims import prove_boxes_option, prove_time_option, prove_total_option
-from ..proof_audit import ProofBudget
 from .kernel import coq_options, exit_code, kernel_checks
+
+LOCK_NAME = "claims.lock"  # verifier.lock.LOCK_NAME, here without loading the lock's module for --help
 
 LOCK_TIME_LIMIT = 30.0  # a safety cap well above what the CI budget needs, so the budget decides
 
@@ -42,6 +36,8 @@ def selected_claims(claim_ids=()):
 
 
 def all_checks(claims=None):
+    from ..registry import lock_key_clash
+
     claims = list(registry() if claims is None else claims)
     clash = lock_key_clash(claims)
     if clash:
@@ -49,11 +45,18 @@ def all_checks(claims=None):
     return [ch for c in claims for ch in c.checks()]
 
 
-def find_claim(paper, cid):
-    return registry().find(paper, cid)
+def replayer(dps=None):
+    """How this command replays a stored file: in a worker of its claim's pack."""
+    from .. import remote
+
+    runner, catalog = pack_runner(), registry()
+    return lambda path: remote.replay(path, runner, catalog, dps)
 
 
 def read_lock(path: Path):
+    from .. import lock as lockfile
+    from ..lock import LockFileError
+
     try:
         return lockfile.read(path)
     except LockFileError as exc:
@@ -65,6 +68,11 @@ def regression(lock_path: Path, quiet: bool, jobs: int = 1, claims=None, store_d
 
     Every file of the store (``store_dir``, default the lock's ``counterexamples/``) that the
     lock does not list is reported too."""
+    from .. import lock as lockfile
+    from ..regression import audit_for, run_regression
+    from ..reporters.progress import DelayedProgress
+    from ..store import CounterexampleStore
+
     lock = read_lock(lock_path)
     if claims is not None:
         lock = lockfile.restricted(lock, {c.id for c in claims})
@@ -73,8 +81,8 @@ def regression(lock_path: Path, quiet: bool, jobs: int = 1, claims=None, store_d
     store = CounterexampleStore(lock.root / "counterexamples" if store_dir is None else store_dir)
     progress = DelayedProgress(err_console(), total=searched)
     try:
-        return run_regression(lock, all_checks(claims), find_claim, None if quiet else progress.for_check, jobs,
-                              store=store, every_check=claims is None)
+        return run_regression(lock, all_checks(claims), replayer(), audit_for(lock.search, pack_runner(), jobs),
+                              None if quiet else progress.for_check, store=store, every_check=claims is None)
     finally:
         progress.close()
 
@@ -82,27 +90,36 @@ def regression(lock_path: Path, quiet: bool, jobs: int = 1, claims=None, store_d
 def store_inside_project(store_dir: Path, lock_path: Path) -> None:
     """The lock lists stored files inside its project: a store elsewhere (or a link leading
     there) is refused before the search, not after it."""
+    from .. import lock as lockfile
+
     try:
         lockfile.relative_to_lock(lock_path, store_dir)
     except ValueError as exc:
         raise UsageFailure(f"--store {store_dir}: {exc}") from None
 
 
-def locked_run(checks, search: LockedSearch, store_dir: Path, lock_path: Path, jobs: int, console):
+def locked_run(checks, search, store_dir: Path, lock_path: Path, jobs: int, console):
     """The lock of a fixed-seed run (stored evidence replayed, the rest searched), its rows printed.
 
     A claim that raised is a usage error: a lock must not record it.
     """
+    from ..regression import audit_for, make_lock
+    from ..reporters import check_report, text
+    from ..reporters.progress import DelayedProgress
+    from ..results import Verdict
+    from ..store import CounterexampleStore
+
     progress = DelayedProgress(console)
     try:
-        lock, rows = make_lock(checks, search, CounterexampleStore(store_dir), lock_path, find_claim, progress.for_check, jobs)
+        lock, rows = make_lock(checks, search, CounterexampleStore(store_dir), lock_path, replayer(), audit_for(search, pack_runner(), jobs),
+                               progress.for_check)
     finally:
         progress.close()
     check_report.print_lock_rows(console, rows, lock_path)
     unsaved = [r for r in rows if r.save_error]
     if unsaved:
         for row in unsaved:  # the certified counterexample on the terminal, though it could not be stored
-            text.print_results(console, find_claim(row.entry.paper, row.entry.claim), [row.result], unsaved={row.entry.key: row.save_error})
+            text.print_results(console, registry().find(row.entry.paper, row.entry.claim), [row.result], unsaved={row.entry.key: row.save_error})
         names = "; ".join(f"{r.entry.claim} part {r.entry.part} [{r.entry.reading}]: {r.save_error}" for r in unsaved)
         raise UsageFailure(f"not writing {lock_path}: a counterexample found could not be stored ({names})")
     errors = [r for r in rows if r.entry.verdict == Verdict.ERROR.value]
@@ -134,6 +151,9 @@ def lock_cmd(lock_path, store_dir, seed, budget, time_limit, dps, prove_time, pr
     are searched, and a counterexample found is saved under --store.  A check that survives
     is proved on its claim's stated domain, and the lock records where and whether it went through.
     """
+    from .. import lock as lockfile
+    from ..lock import LockedSearch
+
     console = err_console()
     search = LockedSearch(seed=seed, budget=budget, time_limit=time_limit, dps=dps, prove_time=prove_time, prove_total=prove_total,
                           prove_boxes=prove_boxes)
@@ -167,6 +187,10 @@ def check_cmd(lock_path, junit_file, as_json, save, store_dir, jobs, claim_ids, 
     rejects a proof), 2 on a missing or corrupt lockfile or counterexample file.  Nothing is
     written unless --junit or --save is given.
     """
+    from ..audit import Audit, AuditOptions
+    from ..reporters import check_report, coq_report, junit
+    from ..store import CounterexampleStore, write_atomic
+
     if save:
         CounterexampleStore(store_dir).check_writable()  # before the search, so its results are not lost after it
     if junit_file is not None:
@@ -179,9 +203,10 @@ def check_cmd(lock_path, junit_file, as_json, save, store_dir, jobs, claim_ids, 
         write_atomic(junit_file, junit.to_xml(reg, {ch.key: ch for ch in all_checks()}))
     unsaved = {}
     if save:
-        found = tuple(o.result for o in reg.outcomes if o.result is not None and o.result.counterexample is not None)
+        found = [o.result for o in reg.outcomes if o.result is not None and o.result.counterexample is not None]
         checks = {ch.key: ch for ch in all_checks()}
-        saved, unsaved = _save_counterexamples(RunResult(found), [checks[r.claim, r.part, r.reading] for r in found], store_dir)
+        saver = Audit(AuditOptions(store=store_dir), pack_runner())
+        saved, unsaved = saver.save([checks[r.claim, r.part, r.reading] for r in found], found)
         for path in saved.values():
             err_console().print(f"saved {path}")
     if as_json:
@@ -193,6 +218,8 @@ def check_cmd(lock_path, junit_file, as_json, save, store_dir, jobs, claim_ids, 
 
 def check_output(path: Path, option: str) -> None:
     """An output file that cannot be written is refused before the long run, naming the path and why."""
+    from ..store import FileWriteError, check_output_file
+
     try:
         check_output_file(path)
     except FileWriteError as exc:

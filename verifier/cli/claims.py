@@ -8,9 +8,8 @@ from pathlib import Path
 
 import click
 
-from ..reporters import coq_report, json_report, replay_report, text
-from ..store import replay as replay_file
-from . import DPS, _config, select_checks, _run_and_report, err_console, get_claim, main, out_console, pack_option, registry, search_options
+from . import (DPS, audit_and_report, err_console, get_claim, main, out_console, pack_option, pack_runner, registry, search_config,
+               search_options, select_checks)
 from .all_claims import prove_options
 from .kernel import coq_options, exit_code, kernel_checks
 
@@ -26,7 +25,7 @@ def lemma_cmd(claim_id, reading, part, seed, budget, time_limit, dps, no_shrink,
     """Search one claim (any id: 4.1, 3.3, B.2, ...) for a certified counterexample; prove what survives on the claim's stated domain."""
     claim = get_claim(claim_id)
     checks = select_checks(claim, reading, part)
-    run = _run_and_report([(claim, checks)], _config(seed, budget, time_limit, dps, no_shrink, jobs), save, store_dir, as_json, force, proofs)
+    run = audit_and_report([(claim, checks)], search_config(seed, budget, time_limit, dps, no_shrink, jobs), save, store_dir, as_json, force, proofs)
     sys.exit(run.exit_code)
 
 
@@ -39,6 +38,8 @@ def list_cmd(as_json):
     A pack that fails to load is reported on stderr (one line each) and the others are
     still listed; the exit status is then 2.
     """
+    from ..reporters import json_report, text
+
     reg = registry(allow_errors=True)
     for error in reg.errors:
         click.echo(f"error: {error}", err=True)
@@ -59,6 +60,8 @@ def list_cmd(as_json):
 @click.option("--json", "as_json", is_flag=True)
 def show_cmd(claim_id, as_json):
     """Show a claim: statement, reading notes, variables, parts and readings."""
+    from ..reporters import json_report, text
+
     claim = get_claim(claim_id)
     if as_json:
         click.echo(json.dumps(json_report.claim_to_dict(claim), indent=2, ensure_ascii=False))
@@ -79,9 +82,11 @@ def replay_cmd(file, dps, as_json, fmt, coq, coq_dir):
     Exit 1 when it still refutes the claim, 0 when it no longer does; with --coq, 2 when
     coqc rejects the proof.
     """
-    result = replay_file(file, lambda paper, cid: registry().find(paper, cid), dps)
-    kernel = kernel_checks([file], coq, coq_dir)
+    from .. import remote
+    from ..reporters import coq_report, replay_report
 
+    result = remote.replay(file, pack_runner(), registry(), dps)
+    kernel = kernel_checks([file], coq, coq_dir)
     if as_json:
         click.echo(replay_report.to_json(result) if kernel is None else coq_report.replay_json(result, kernel))
     elif fmt == "latex":
@@ -91,4 +96,3 @@ def replay_cmd(file, dps, as_json, fmt, coq, coq_dir):
     else:
         replay_report.print_replay(err_console(), result)
     sys.exit(exit_code(kernel, 1 if result.still_refutes else 0, 2))
-

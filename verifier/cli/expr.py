@@ -7,11 +7,9 @@ from pathlib import Path
 
 import click
 
-from ..reporters import formal_report
-from ..tighten import NotTightenable, tighten
-from . import ROUNDS, UsageFailure, _config, _run_and_report, main, search_options
+from . import ROUNDS, UsageFailure, audit_and_report, main, registry, search_config, search_options
 from .all_claims import prove_options
-from .formal import _emit
+from .formal import _emit, tightened
 
 
 # a statement may start with '-' (``-\\sum_i p_i \\ln p_i <= \\ln n``): not an option
@@ -56,13 +54,15 @@ def expr_cmd(statement, variables, dims, where, constant, rounds, save_path, cla
         raise UsageFailure(str(exc)) from None
     if save_path is not None:
         click.echo(f"wrote {save_path} (claim {built.claim.id}); lock it with: verify lock --pack {save_path}", err=True)
-    config = _config(seed, budget, time_limit, dps, no_shrink, jobs)
-    checks = built.claim.checks()
+    # the claim runs where every pack's code runs: in a worker, loaded from the module written above
+    from ..packside import PackSource
+    from ..reporters import formal_report
+
+    catalog = registry(extra_sources=[PackSource("expr", "source", built.claim.id, built.source)])
+    claim = catalog.get(built.claim.id)
+    config = search_config(seed, budget, time_limit, dps, no_shrink, jobs)
+    checks = claim.checks()
     if constant:
-        try:
-            results = [tighten(c, config, rounds) for c in checks]
-        except NotTightenable as exc:
-            raise UsageFailure(str(exc)) from None
-        _emit(as_json, results, formal_report.dumps_tighten, formal_report.print_tighten, built.claim)
-    run = _run_and_report([(built.claim, checks)], config, save, store_dir, as_json, force, proofs)
+        _emit(as_json, tightened(checks, config, rounds), formal_report.dumps_tighten, formal_report.print_tighten, claim)
+    run = audit_and_report([(claim, checks)], config, save, store_dir, as_json, force, proofs)
     sys.exit(run.exit_code)

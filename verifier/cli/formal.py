@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-import functools
 import sys
 
 import click
 
-from ..engine import SearchConfig
-from ..executor import forks_safely, make_executor
-from ..isolation import call_apart, forking_available
-from ..proof_audit import PROOF_GRACE
-from ..prove import METHODS, BoundedDomainError, DomainError, MethodError, make_domain, parse_boxes, parse_dims, prove
-from ..reporters import formal_report
-from ..reporters.progress import proving_status
-from ..tighten import NotTightenable, tighten
 from ..limits import MAX_DIM
-from . import BUDGET, DPS, ROUNDS, SECONDS, SEED, UsageFailure, err_console, get_claim, jobs_option, main, pack_option, select_checks
+from ..search.config import SearchConfig
+from . import (BUDGET, DPS, ROUNDS, SECONDS, SEED, UsageFailure, err_console, executor_spec, get_claim, jobs_option, main, pack_option,
+               pack_runner, select_checks)
 
 
 def bounded_dims(ctx, param, value):
@@ -28,13 +21,20 @@ def bounded_dims(ctx, param, value):
     return value
 
 
-def _proved_apart(check, domain, method, time_limit, dps, executor):
-    """``prove`` in an isolated worker: native code that aborts or segfaults (a FLINT exception)
-    ends the command with one line naming the check and the signal, not with the process."""
-    run = functools.partial(prove, executor=executor)
-    if not (forking_available() and forks_safely()):
-        return run(check, domain, method, time_limit, dps)
-    return call_apart(run, check, domain, method, time_limit, dps, limit=time_limit + PROOF_GRACE, subject=f"the proof of {check.label}")
+def tightened(checks, config, rounds):
+    """Each check's best constant, tightened in a worker of its pack; a usage error names what
+    cannot be tightened."""
+    from .. import remote, tasks
+
+    runner = pack_runner()
+    out = []
+    for check in checks:
+        task = tasks.TightenTask(runner.ref(check), config, rounds)
+        try:
+            out.append(remote.ask(runner, tasks.tighten, task, f"claim {check.label}: its code", None, object))
+        except remote.WorkerFailed as exc:
+            raise UsageFailure(str(exc)) from None
+    return out
 
 
 def _emit(as_json, items, dumps, show, claim):
@@ -63,12 +63,10 @@ def tighten_cmd(claim_id, reading, part, seed, budget, time_limit, rounds, dps, 
     checks = [c for c in select_checks(claim, reading, part) if c.part.relation != "=="]
     if not checks:
         raise UsageFailure(f"claim {claim.id}: no selected part has the form lhs <= rhs or lhs >= rhs")
+    from ..reporters import formal_report
+
     config = SearchConfig(seed=seed, budget=budget, time_limit=time_limit, dps=dps)
-    try:
-        results = [tighten(c, config, rounds) for c in checks]
-    except NotTightenable as exc:
-        raise UsageFailure(str(exc)) from None
-    _emit(as_json, results, formal_report.dumps_tighten, formal_report.print_tighten, claim)
+    _emit(as_json, tightened(checks, config, rounds), formal_report.dumps_tighten, formal_report.print_tighten, claim)
 
 
 @main.command("prove")
@@ -78,24 +76,32 @@ def tighten_cmd(claim_id, reading, part, seed, budget, time_limit, rounds, dps, 
 @click.option("--box", "boxes", multiple=True, help="LO:HI for every free variable, or NAME=LO:HI for one (repeatable).")
 @click.option("--reading", default=None, help="One reading only (default: every reading).")
 @click.option("--part", default=None, help="One part only.")
-@click.option("--method", type=click.Choice(METHODS), default="auto", show_default=True, help="auto: SMT when the claim allows it, else branch and bound.")
+@click.option("--method", default="auto", show_default=True, help="A proof strategy by name (auto: each that applies, in order; an unknown name lists them).")
 @click.option("--time", "time_limit", type=SECONDS, default=60.0, show_default=True, help="Seconds per part and reading.")
 @click.option("--dps", type=DPS, default=SearchConfig.dps, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON list to stdout.")
 @jobs_option(default=1)
 def prove_cmd(claim_id, dims_text, boxes, reading, part, method, time_limit, dps, as_json, jobs):
     """Prove a claim on a bounded domain at fixed dimensions (or refute it with a certified counterexample)."""
+    from .. import remote, tasks
+    from ..prove import BoundedDomainError, DomainError, MethodError, parse_boxes, parse_dims
+    from ..reporters import formal_report
+    from ..reporters.progress import proving_status
+    from ..audit import PROOF_GRACE
+
     claim = get_claim(claim_id)
     checks = select_checks(claim, reading, part)
+    runner = pack_runner()
     try:
         dims = parse_dims(dims_text)
         default, named = parse_boxes(boxes)
-        domains = [make_domain(c, dims, default, named) for c in checks]
         proofs = []
-        with make_executor(jobs) as executor:
-            for c, d in zip(checks, domains):
-                with proving_status(err_console(), c, time_limit):
-                    proofs.append(_proved_apart(c, d, method, time_limit, dps, executor))
+        for c in checks:
+            task = tasks.ProveTask(runner.ref(c), dims, default, named, method, time_limit, dps, jobs, executor_spec())
+            with proving_status(err_console(), c, time_limit):
+                proofs.append(remote.ask(runner, tasks.prove_on, task, f"the proof of {c.label}", time_limit + PROOF_GRACE, object))
     except (DomainError, MethodError, BoundedDomainError) as exc:
+        raise UsageFailure(str(exc)) from None
+    except remote.WorkerFailed as exc:
         raise UsageFailure(str(exc)) from None
     _emit(as_json, proofs, formal_report.dumps_proofs, formal_report.print_proofs, claim)

@@ -6,12 +6,9 @@ from pathlib import Path
 
 import click
 
-from .. import lock as lockfile
-from ..engine import QUICK
-from ..lock import LOCK_NAME, LockedSearch
-from ..scaffold import ScaffoldError, write_scaffold
+from ..search.config import QUICK
 from . import _PACKS, UsageFailure, err_console, main, registry
-from .check import LOCK_TIME_LIMIT, all_checks, locked_run
+from .check import LOCK_NAME, LOCK_TIME_LIMIT, all_checks, locked_run
 
 
 @main.command("init")
@@ -24,6 +21,10 @@ def init_cmd(directory, slug, force):
     The example's part 2 is false on purpose: the lock is written by running it, so it holds
     a certified refutation and a survivor, and `verify check` passes on the fresh folder.
     """
+    from .. import lock as lockfile
+    from ..lock import LockedSearch
+    from ..scaffold import ScaffoldError, write_scaffold
+
     console = err_console()
     try:
         scaffold = write_scaffold(directory, slug, force)

@@ -8,9 +8,7 @@ from pathlib import Path
 
 import click
 
-from ..coq import CoqUnavailable, kernel_check_files
-from ..reporters import coq_report
-from . import UsageFailure, err_console, registry
+from . import UsageFailure, err_console, pack_runner, registry
 
 
 def coq_options(fn):
@@ -29,10 +27,18 @@ def kernel_checks(paths, coq: bool, coq_dir: Path | None, jobs: int = 1):
     """The kernel checks of ``paths`` (None without --coq), reported on stderr; exit 2 where coqc is missing."""
     if not coq:
         return None
+    from .. import remote
+    from ..coq import CoqUnavailable
+    from ..coq.runner import coqc_path, kernel_check_scripts
+    from ..reporters import coq_report
+
     start = time.monotonic()
-    claims = registry()  # here: the click context that names the packs is not visible in the worker threads
+    runner, catalog = pack_runner(), registry()
     try:
-        checks = kernel_check_files([str(p) for p in paths], lambda paper, cid: claims.find(paper, cid), coq_dir, jobs)
+        coqc_path()  # missing, it is said before any export
+        # the claim's code states each counterexample in Coq in a worker of its pack; coqc runs here
+        scripts = [remote.export_coq(p, runner, catalog) for p in paths]
+        checks = kernel_check_scripts([str(p) for p in paths], scripts, coq_dir, jobs)
     except CoqUnavailable as exc:
         raise UsageFailure(str(exc)) from None
     coq_report.print_kernel_checks(err_console(), checks, time.monotonic() - start)

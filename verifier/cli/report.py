@@ -8,13 +8,9 @@ from pathlib import Path
 
 import click
 
-from ..reporters import check_report
-from ..reporters.formats import REPORT_FORMATS
-from ..reporters.markdown import summary_table
-from ..reporters.report_data import UnpinnedEvidence, sections, summary_rows
-from ..store import write_atomic
-from . import UsageFailure, err_console, main, pack_option
-from .check import check_output, claim_option, find_claim, jobs_option, lock_option, read_lock, regression, selected_claims
+from ..reporters.formats import REPORT_FORMATS, renderer
+from . import UsageFailure, err_console, main, pack_option, registry
+from .check import check_output, claim_option, jobs_option, lock_option, read_lock, regression, selected_claims
 from .kernel import coq_options, exit_code, kernel_checks
 
 
@@ -37,6 +33,10 @@ def report_cmd(fmt, output, summary, lock_path, jobs, claim_ids, coq, coq_dir, e
     shows what was just reproduced; the exit code is that of `verify check`. With --coq each
     counterexample is also proved in Coq, and the report says whether coqc accepted the proof.
     """
+    from ..reporters import check_report
+    from ..reporters.markdown import summary_table
+    from ..reporters.report_data import UnpinnedEvidence, sections, summary_rows
+
     if output is not None:
         check_output(output, "-o")
     claims = selected_claims(claim_ids)
@@ -46,13 +46,13 @@ def report_cmd(fmt, output, summary, lock_path, jobs, claim_ids, coq, coq_dir, e
         if coq:
             raise UsageFailure("--summary replays nothing, so it kernel-checks nothing: drop --coq or --summary")
         try:
-            rows = summary_rows(claims, read_lock(lock_path), find_claim)
+            rows = summary_rows(claims, read_lock(lock_path), registry().find)
         except UnpinnedEvidence as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(1)  # drift from the lock, as `verify check` would call it
         _write(summary_table(rows), output)
         return
-    render = REPORT_FORMATS[fmt]
+    render = renderer(fmt)
     if experiment_paths:
         render = functools.partial(render, appendix=_experiments_appendix(fmt, experiment_paths))
     reg = regression(lock_path, quiet=False, jobs=jobs, claims=claims if claim_ids else None)
@@ -77,6 +77,8 @@ def _experiments_appendix(fmt: str, paths) -> str:
 
 
 def _write(text: str, output: Path | None) -> None:
+    from ..store import write_atomic
+
     if output is None:
         click.echo(text, nl=False)
     else:

@@ -94,6 +94,29 @@ def kernel_check(path: str | os.PathLike, find_claim, out_dir: Path, timeout: fl
     return KernelCheck(str(path), status, message, seconds, str(target))
 
 
+def kernel_check_scripts(paths, scripts, out_dir: str | os.PathLike | None = None, jobs: int = 1,
+                         timeout: float = DEFAULT_TIMEOUT) -> tuple[KernelCheck, ...]:
+    """Kernel-check exported scripts (``("script", module, text)`` or ``("not-exported", why)``, one
+    per path), ``jobs`` coqc processes at a time, in the order given; the scripts stay in
+    ``out_dir`` when one is given, else in a temporary folder removed afterwards."""
+    coqc_path()
+
+    def one(path, exported, folder):
+        if exported[0] != "script":
+            return KernelCheck(str(path), NOT_EXPORTED, exported[1])
+        _, module, text = exported
+        target = folder / f"{module}.v"
+        write_atomic(target, text)
+        status, message, seconds = run_coqc(target, timeout)
+        return KernelCheck(str(path), status, message, seconds, str(target))
+
+    with tempfile.TemporaryDirectory(prefix="verify-coq-") as tmp:
+        folder = Path(out_dir) if out_dir is not None else Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            return tuple(pool.map(lambda item: one(item[0], item[1], folder), zip(paths, scripts)))
+
+
 def kernel_check_files(paths, find_claim, out_dir: str | os.PathLike | None = None, jobs: int = 1,
                        timeout: float = DEFAULT_TIMEOUT) -> tuple[KernelCheck, ...]:
     """Kernel-check every file, ``jobs`` coqc processes at a time, in the order given.
@@ -113,4 +136,4 @@ def kernel_check_files(paths, find_claim, out_dir: str | os.PathLike | None = No
 
 
 __all__ = ["CoqUnavailable", "CounterexampleFileError", "INSTALL_HINT", "KernelCheck", "coqc_path", "kernel_check",
-           "kernel_check_files", "run_coqc"]
+           "kernel_check_files", "kernel_check_scripts", "run_coqc"]

@@ -42,7 +42,7 @@ from ..certify import Certifier
 from ..claims import Check
 from ..contexts import BallContext, DomainError
 from ..engine import make_counterexample
-from ..executor import SerialExecutor
+from ..runner import SerialRunner
 from ..results import CheckResult, FoundBy, Verdict
 from ..shrink import Shrinker
 from .domain import Domain
@@ -70,7 +70,7 @@ class BranchAndBound:
         self.check, self.domain, self.time_limit, self.dps = check, domain, time_limit, dps
         # a budget of work rather than time: rounds are fixed, so the same boxes are decided on any machine
         self.max_boxes = max_boxes
-        self.executor = executor if executor is not None else SerialExecutor()
+        self.executor = executor if executor is not None else SerialRunner()
         self.prec, self.max_choices = prec, max_choices
         self.problem = BoxProblem(check, domain, prec)
         self.strict = check.strict

@@ -23,7 +23,7 @@ from fractions import Fraction
 
 from ..claims import Check
 from ..contexts import DomainError
-from ..executor import registered_check
+from ..runner import registered_check
 from .domain import Domain
 from .problem import BoxProblem, fails, holds
 from .symbolic_face import vanishes_identically

@@ -1,7 +1,13 @@
-"""The report formats of ``verify report``, by name."""
+"""The report formats of ``verify report``, by name; each format's module is loaded when it renders."""
 
 from __future__ import annotations
 
-from . import html, latex, markdown
+import importlib
 
-REPORT_FORMATS = {"markdown": markdown.render, "latex": latex.render, "html": html.render}
+#: format name -> the module under ``verifier.reporters`` whose ``render`` writes it
+REPORT_FORMATS = {"markdown": "markdown", "latex": "latex", "html": "html"}
+
+
+def renderer(name: str):
+    """The ``render(sections, regression, appendix=...)`` of format ``name``."""
+    return importlib.import_module(f"{__package__}.{REPORT_FORMATS[name]}").render

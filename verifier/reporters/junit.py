@@ -24,16 +24,18 @@ def class_name(o) -> str:
 
 def claim_location(check) -> tuple[str, int] | None:
     """(file, line) where the check's part is written in the claim's module; None for a part not written in Python."""
-    code = getattr(check.part.lhs, "__code__", None)
-    if code is None:
+    lhs = check.part.lhs
+    code = getattr(lhs, "__code__", None)
+    # a claim described by a worker carries where its function is written (verifier.packside.PackCode)
+    path, line = (code.co_filename, code.co_firstlineno) if code is not None else (getattr(lhs, "file", ""), getattr(lhs, "line", 0))
+    if not path or path.startswith("<"):
         return None
-    path = code.co_filename
     try:
         rel = os.path.relpath(path)
         path = rel if not rel.startswith("..") else path
     except ValueError:  # another drive
         pass
-    return path, code.co_firstlineno
+    return path, line
 
 
 def to_xml(reg: Regression, checks=None) -> str:

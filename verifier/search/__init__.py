@@ -17,7 +17,21 @@ jobs.  Nothing here imports click or rich; progress goes through a callback.
 """
 
 from .config import QUICK, RESOLUTION, SearchConfig, tune_allocator
-from .coordinator import error_result, exact_strings, make_counterexample, run_check, run_checks
 
-__all__ = ["SearchConfig", "QUICK", "RESOLUTION", "run_check", "run_checks", "make_counterexample",
+#: the coordinator and what it re-exports, imported on first use: a command that only reads a
+#: configuration (the CLI's options) does not load the search
+_LAZY = {"run_check": "coordinator", "error_result": "coordinator", "exact_strings": "coordinator", "make_counterexample": "coordinator"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["SearchConfig", "QUICK", "RESOLUTION", "run_check", "make_counterexample",
            "exact_strings", "error_result", "tune_allocator"]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..executor import registered_check
+from ..runner import registered_check
 from .config import PHASES
 from .deep import run_deep_chunk
 from .evaluate import ChunkSearch, Found

@@ -42,6 +42,7 @@ class SearchConfig:
     undefined_rechecks: int = 4  # float64-undefined points re-evaluated at dps digits per batch
     min_defined_fraction: float = 0.1  # below this share of evaluable points the check is an error
     target: str = "cmaes"  # the target phase's local search: "cmaes" or "es" (home-made); see docs/benchmarks.md
+    executor: str | None = None  # where one check's chunks run: a runner spec (verifier.runner.make_runner); never changes the result
 
     def __post_init__(self):
         if self.budget < 1:

@@ -1,9 +1,9 @@
-"""One check's search from start to verdict, and many checks side by side.
+"""One check's search from start to verdict.
 
     generate -> target -> refine -> deep -> (every suspect re-checked and certified) -> shrink
 
-The coordinator hands seed-addressed chunks (:mod:`.chunks`) to an executor
-(:mod:`verifier.executor`), merges their results in chunk order and turns the outcome into a
+The coordinator hands seed-addressed chunks (:mod:`.chunks`) to a runner
+(:mod:`verifier.runner`), merges their results in chunk order and turns the outcome into a
 :class:`~verifier.results.CheckResult`.  Each check runs inside its own error boundary: a
 claim that raises anywhere -- building its sampler, searching, shrinking, in a worker
 process -- gives a row with verdict ``error`` naming the exception, and every other row is
@@ -22,9 +22,7 @@ import numpy as np
 
 from ..claims import Check
 from ..counterexample import exact_strings, make_counterexample  # noqa: F401 (the search package re-exports both)
-from ..executor import SerialExecutor, forks_safely, make_executor, registered_check
-from ..isolation import Outcome, forking_available, isolated_map
-from ..limits import capped_jobs
+from ..runner import Outcome, SerialRunner, make_runner
 from ..rational_points import refuse_irrational_derived, try_near_tie
 from ..results import CheckResult, FoundBy, RunResult, SearchStats, Verdict
 from ..shrink import Shrinker
@@ -37,17 +35,15 @@ from .pool import basin_of
 NEAR_TIES_PER_ROUND = 1
 #: seconds the shrinker may take at most (and never past the check's time limit)
 SHRINK_SECONDS = 20.0
-#: seconds between progress messages from an isolated worker
-PROGRESS_EVERY = 0.1
 
 
 class Coordinator(ChunkSearch):
-    """One check's search: hands chunks to an executor and merges their results in order."""
+    """One check's search: hands chunks to a runner and merges their results in order."""
 
-    def __init__(self, check, config, progress, executor):
+    def __init__(self, check, config, progress, runner):
         super().__init__(check, config, progress)
-        self.executor = executor
-        self.ref = executor.ref(check)
+        self.runner = runner
+        self.ref = runner.ref(check)
         self.deep_starts: list = []
         self.pending_near_ties: list = []  # (rel, phase, float point, dims) from this round's chunks
         self.near_ties_tried: set = set()
@@ -58,7 +54,7 @@ class Coordinator(ChunkSearch):
         chunks (default: once, after the last)."""
         tasks = [(self.ref, self.config, c) for c in chunks]
         every = near_ties_every or len(chunks)
-        for k, (chunk, res) in enumerate(zip(chunks, self.executor.imap(run_chunk, tasks)), 1):
+        for k, (chunk, res) in enumerate(zip(chunks, self.runner.imap(run_chunk, tasks)), 1):
             self.merge(res, chunk.phase)
             if k % every == 0 or k == len(chunks):
                 self.retry_near_ties()
@@ -185,22 +181,22 @@ def _neighbourhood(point, dims) -> tuple:
 
 
 # ----------------------------------------------------------------------------------------
-def run_check(check: Check, config: SearchConfig = SearchConfig(), progress: Progress | None = None, executor=None) -> CheckResult:
+def run_check(check: Check, config: SearchConfig = SearchConfig(), progress: Progress | None = None, runner=None) -> CheckResult:
     """Search one (claim, part, reading) for a certified counterexample.
 
-    ``executor`` runs the chunks (default: in-process for ``jobs=1``, else a process pool
-    made for this call); the result is the same whichever runs them.
+    ``runner`` runs the chunks (default: what ``config.executor`` names, else in-process for
+    ``jobs=1`` and forked workers made for this call); the result is the same whichever runs them.
     """
     tune_allocator()
-    if executor is None:
-        with make_executor(config.jobs) as ex:
-            return run_check(check, config, progress, ex)
+    if runner is None:
+        with make_runner(config.jobs, config.executor) as made:
+            return run_check(check, config, progress, made)
     start = time.monotonic()
     search = None
     where = "building its sampler"
     try:
         refuse_irrational_derived(check, config.seed)
-        search = Coordinator(check, config, progress, executor)
+        search = Coordinator(check, config, progress, runner)
         where = "the search"
         try:
             search.search()
@@ -350,99 +346,6 @@ def _stats(search: ChunkSearch, verify_ratio: bool = True) -> SearchStats:
     )
 
 
-def run_checks(checks, config: SearchConfig, progress_factory=None, on_result=None) -> RunResult:
-    """Run every check.  With ``jobs`` > 1 whole checks run side by side in worker processes
-    (each exactly as with one job); a single check splits its chunks across the workers.
-    ``on_result`` sees each result as soon as it is there, in the order of ``checks``.
-
-    Where processes fork (and no Dask client must cross the fork), every check runs in an
-    isolated worker (:mod:`verifier.isolation`): a claim that exits, raises past the engine
-    (``SystemExit``, ``KeyboardInterrupt``), hangs past its time limit or crashes its process
-    costs only its own row, which says ``error`` and why, and the run goes on.  Elsewhere a
-    worker that dies costs its own row and the checks after it run in this process.
-    """
-    checks = list(checks)
-    if forking_available() and forks_safely():
-        return RunResult(tuple(_isolated_checks(checks, config, progress_factory, on_result)))
-    results = []
-    with make_executor(config.jobs) as ex:
-        if ex.jobs > 1 and len(checks) > 1:
-            serial = dataclasses.replace(config, jobs=1)
-            try:
-                refs = [ex.ref(ch) for ch in checks]
-                stream = ex.imap(_run_whole_check, [(ref, serial) for ref in refs])
-                for check in checks:
-                    try:
-                        r = next(stream)
-                    except Exception as exc:
-                        results.append(error_result(check, config, exc, "a worker process"))
-                        if on_result:
-                            on_result(results[-1])
-                        break
-                    if progress_factory:
-                        progress = progress_factory(check)
-                        if progress:
-                            progress(r.stats.evaluations, config.budget)
-                    results.append(r)
-                    if on_result:
-                        on_result(r)
-            finally:
-                ex.close()
-            checks = checks[len(results):]
-            ex = SerialExecutor()
-        for check in checks:
-            progress = progress_factory(check) if progress_factory else None
-            results.append(run_check(check, config, progress, ex))
-            if on_result:
-                on_result(results[-1])
-    return RunResult(tuple(results))
-
-
-def check_time_limit(time_limit: float) -> float:
-    """Seconds an isolated check may run before its worker stops it: ``--time`` and a grace
-    for the work after the search's deadline (a batch under way, a certificate, the
-    statistics), generous because a loaded machine (load 15 on 2 cores) runs it 8 times slower."""
-    return time_limit + max(5.0, 0.25 * time_limit)
-
-
-def _isolated_checks(checks, config: SearchConfig, progress_factory, on_result) -> Iterator[CheckResult]:
-    jobs = capped_jobs(config.jobs) if len(checks) > 1 else 1
-    each = dataclasses.replace(config, jobs=1) if jobs > 1 else config
-    bars: dict = {}
-
-    def bar(i):
-        if i not in bars:
-            bars[i] = progress_factory(checks[i]) if progress_factory else None
-        return bars[i]
-
-    def relay(i, message):
-        if bar(i):
-            bar(i)(*message)
-
-    tasks = [(check, each, progress_factory is not None) for check in checks]
-    outcomes = isolated_map(_search_in_worker, tasks, jobs, limit=lambda task: check_time_limit(task[1].time_limit), on_message=relay)
-    for i, (check, outcome) in enumerate(zip(checks, outcomes)):
-        result = outcome.value if outcome.returned else abrupt_result(check, config, outcome)
-        if bar(i):
-            bar(i)(result.stats.evaluations, config.budget)
-        if on_result:
-            on_result(result)
-        yield result
-
-
-def _search_in_worker(task, send) -> CheckResult:
-    check, config, wants_progress = task
-    sent = [0.0]
-
-    def progress(done: int, total: int) -> None:
-        now = time.monotonic()
-        if done >= total or now - sent[0] >= PROGRESS_EVERY:
-            sent[0] = now
-            send((done, total))
-
-    return run_check(check, config, progress if wants_progress else None)
-
-
 def abrupt_result(check: Check, config: SearchConfig, outcome: Outcome) -> CheckResult:
     """The row of a check whose claim's code did not come back to the engine: it ended or
     crashed its process, raised ``SystemExit`` or ``KeyboardInterrupt``, or ran past the time limit."""
@@ -458,12 +361,3 @@ def abrupt_result(check: Check, config: SearchConfig, outcome: Outcome) -> Check
                   "killed": "the claim's code crashed its process"}.get(outcome.status, "the check did not finish")
     return CheckResult(verdict=Verdict.ERROR, seconds=outcome.seconds, stop_reason=reason,
                        message=f"{check.label} [{check.reading.name}]: {what}", **_base(check, config))
-
-
-def _run_whole_check(task) -> CheckResult:
-    ref, config = task
-    try:
-        check = registered_check(ref)
-    except Exception as exc:  # the worker cannot find the check it was handed: nothing to name yet
-        raise RuntimeError(f"worker could not resolve check token {ref}") from exc
-    return run_check(check, config, None, SerialExecutor())

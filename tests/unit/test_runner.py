@@ -1,4 +1,4 @@
-"""The isolation mechanism: work in forked workers comes back as data, however it ends."""
+"""The runner's forked workers: work comes back as data, however it ends."""
 
 import faulthandler
 import os
@@ -8,15 +8,20 @@ import time
 
 import pytest
 
-from verifier.executor import ProcessExecutor
-from verifier.isolation import OutOfTime, TimeLimitExceeded, call_within, isolated_map, run_isolated, stdout_to_stderr, time_box
+from verifier.runner import ForkedRunner, OutOfTime, TimeLimitExceeded, call_within, run_isolated, send_message, time_box
+from verifier.runner.pool import ForkedPool
+
+
+def isolated_map(fn, items, jobs=1, limit=None, on_message=None):
+    with ForkedPool(jobs) as pool:
+        yield from pool.map(fn, items, limit, on_message)
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="isolation forks")
 
 
-def behave(kind, send):
+def behave(kind):
     if kind == "value":
-        send("started")
+        send_message("started")
         return {"pid": os.getpid(), "answer": 42}
     if kind == "sys.exit":
         sys.exit(3)
@@ -52,7 +57,7 @@ def test_every_ending_is_an_outcome_in_task_order():
     assert outcomes[0].value["pid"] != os.getpid()
     assert sorted(messages) == [(0, "started"), (8, "started")]
     assert got["sys.exit"].status == "raised" and got["sys.exit"].describe().startswith("called sys.exit(3)")
-    assert "test_isolation.py, line" in got["sys.exit"].where
+    assert "test_runner.py, line" in got["sys.exit"].where
     assert got["os._exit"].status == "exited" and got["os._exit"].exit_status == 0
     assert got["keyboard"].exception == "KeyboardInterrupt"
     assert got["raise"].exception == "ValueError" and got["raise"].detail == "a plain error"
@@ -99,23 +104,15 @@ def test_time_boxes_nest_and_the_earliest_deadline_wins():
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0) and signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, None)
 
 
-def test_stdout_goes_to_stderr_within_the_block(capfd):
-    with stdout_to_stderr():
-        print("to stderr")
-        os.write(1, b"raw to stderr\n")
-    print("to stdout")
-    out, err = capfd.readouterr()
-    assert out == "to stdout\n" and "to stderr" in err and "raw to stderr" in err
-
-
 def _square(x):
     return x * x
 
 
-def test_a_process_pool_started_before_a_fork_is_not_used_by_the_child():
-    with ProcessExecutor(2) as ex:
-        assert list(ex.imap(_square, range(4))) == [0, 1, 4, 9]  # the pool and its threads run here
-        outcome = run_isolated(lambda _, send: list(ex.imap(_square, range(5))), limit=60)
+def test_a_pool_started_before_a_fork_is_not_used_by_the_child():
+    with ForkedRunner(2) as ex:
+        assert list(ex.imap(_square, range(4))) == [0, 1, 4, 9]  # the pool's workers answer here
+        # the child makes workers of its own (and closes them: a task leaves no process behind)
+        outcome = run_isolated(lambda _: (list(ex.imap(_square, range(5))), ex.close())[0], limit=60)
         assert outcome.returned and outcome.value == [0, 1, 4, 9, 16], outcome
         assert list(ex.imap(_square, range(3))) == [0, 1, 4]
 
@@ -123,7 +120,7 @@ def test_a_process_pool_started_before_a_fork_is_not_used_by_the_child():
 def test_an_alarm_that_runs_its_handler_as_the_box_closes_leaves_nothing_behind(monkeypatch):
     # Python runs a signal's handler at its next check, so a reminder that fired just before the
     # box stops the timer raises inside the box's cleanup: simulated here right after the stop
-    import verifier.isolation as isolation
+    import verifier.runner.watchdog as isolation
 
     real_setitimer, fired = signal.setitimer, []
 
@@ -137,5 +134,5 @@ def test_an_alarm_that_runs_its_handler_as_the_box_closes_leaves_nothing_behind(
     monkeypatch.setattr(isolation.signal, "setitimer", setitimer)
     with time_box(time.monotonic() + 60):
         pass
-    assert fired and not isolation._BOXES and isolation._OUTER is None
+    assert fired and not isolation.BOXES and isolation._OUTER is None
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0) and signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, None)

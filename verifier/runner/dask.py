@@ -1,44 +1,28 @@
-"""Executors: where the engine's seed-addressed chunks of work run.
+"""Dask: chunks of a search and boxes of a proof on the workers of a Dask scheduler.
 
-The engine hands an executor a list of tasks and reads the results back *in task order*;
-what a chunk computes depends only on the check, the configuration and the chunk's own
-address (phase, index, start point), never on which worker ran it or when.  So a seed gives
-the same result with one job or many, and a distributed executor only has to provide the
-same ordered ``map`` to be plugged in.
-
-Claims hold lambdas, which plain pickle cannot send.  The process pool is *forked* after
-the checks it will run are registered in this module, and tasks name a check by its position
-in that table.  Dask workers share no memory with us and may run on another machine, where a
-pack loaded from a folder cannot be imported: there a task carries its check *by value*
-(cloudpickle, with the modules of claim packs pickled by value too), so a worker needs the
-verifier and the libraries claims call, never the pack itself.
+Dask workers share no memory with us and may run on another machine, where a pack loaded from
+a folder cannot be imported: there a task carries its check *by value* (cloudpickle, with the
+modules of claim packs pickled by value too), so a worker needs the verifier and the libraries
+claims call, never the pack itself.  A Dask client cannot cross a fork, so a worker of ours
+that runs a check connects a client of its own to the scheduler's address.
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
-import ctypes
 import dataclasses
 import hashlib
 import importlib.metadata
 import ipaddress
 import logging
-import multiprocessing
-import os
 import re
-import signal
 import sys
 import time
 import warnings
 from collections import OrderedDict, deque
-from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, Callable, Iterable, Iterator
 
-from .limits import capped_jobs
-
-#: checks visible to forked workers: token -> Check
-_CHECKS: dict[int, Any] = {}
+from .authorship import installed_pack_roots
+from .outcome import Outcome
 
 #: how long a ``dask://`` scheduler, and then its first worker, may take to answer
 CONNECT_TIMEOUT = 10.0
@@ -46,96 +30,15 @@ CONNECT_TIMEOUT = 10.0
 SPECS = "serial, process, dask-local or dask://HOST:PORT"
 
 
-class ExecutorError(ValueError):
-    """An executor that cannot be made: a bad spec, Dask missing, a scheduler that does not answer."""
+class RunnerError(ValueError):
+    """A runner that cannot be made: a bad spec, Dask missing, a scheduler that does not answer."""
 
 
 class WorkerEnvironmentError(RuntimeError):
     """A Dask worker lacks what a task needs (a module the check refers to by name)."""
 
 
-class SerialExecutor:
-    """Runs tasks one after another in this process (no start-up cost)."""
-
-    jobs = 1
-
-    def ref(self, check) -> Any:
-        """How a task names ``check``: in-process, the check itself."""
-        return check
-
-    def imap(self, fn: Callable, tasks: Iterable) -> Iterator:
-        for t in tasks:
-            yield fn(t)
-
-    def close(self) -> None:
-        pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-
-class ProcessExecutor(SerialExecutor):
-    """A pool of forked worker processes; results come back in task order.
-
-    At most ``2 * jobs`` tasks are in flight, so a search that stops at its first certified
-    counterexample wastes little work; pending tasks are cancelled when the consumer stops.
-    """
-
-    def __init__(self, jobs: int):
-        if jobs < 1:
-            raise ValueError(f"a process pool needs at least 1 job, got {jobs}")
-        self.jobs = jobs
-        self._pool: ProcessPoolExecutor | None = None
-        self._owner = os.getpid()  # the process whose pool it is: a forked child makes its own
-
-    def ref(self, check) -> int:
-        """A token the forked workers resolve; registered before the pool forks."""
-        token = id(check)
-        if _CHECKS.get(token) is not check:
-            if self._pool is not None:  # workers were forked before this check existed
-                self.close()
-            _CHECKS[token] = check
-        return token
-
-    def _ensure_pool(self) -> ProcessPoolExecutor:
-        self._forget_inherited_pool()
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("fork"),
-                                             initializer=die_with_parent, initargs=(os.getpid(),))
-        return self._pool
-
-    def imap(self, fn: Callable, tasks: Iterable) -> Iterator:
-        pool = self._ensure_pool()
-        window: deque[Future] = deque()
-        it = iter(tasks)
-        try:
-            for t in it:
-                window.append(pool.submit(fn, t))
-                if len(window) >= 2 * self.jobs:
-                    yield window.popleft().result()
-            while window:
-                yield window.popleft().result()
-        finally:
-            for f in window:
-                f.cancel()
-
-    def close(self) -> None:
-        self._forget_inherited_pool()
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
-
-    def _forget_inherited_pool(self) -> None:
-        """In a process forked after the pool started (an isolated worker), the pool's threads
-        and pipes are the parent's: this process neither uses nor shuts it down."""
-        if self._owner != os.getpid():
-            self._pool, self._owner = None, os.getpid()
-
-
-class DaskExecutor(SerialExecutor):
+class DaskRunner:
     """Tasks on the workers of a Dask scheduler; results come back in task order.
 
     ``jobs`` is the number of worker threads the scheduler has when we connect; as with the
@@ -151,8 +54,8 @@ class DaskExecutor(SerialExecutor):
         self.address = client.scheduler.address
 
     @classmethod
-    def local(cls, workers: int) -> "DaskExecutor":
-        """A ``LocalCluster`` of ``workers`` processes with one thread each, closed with the executor."""
+    def local(cls, workers: int) -> "DaskRunner":
+        """A ``LocalCluster`` of ``workers`` processes with one thread each, closed with the runner."""
         distributed = _import_distributed()
         import dask
 
@@ -173,7 +76,7 @@ class DaskExecutor(SerialExecutor):
             raise
 
     @classmethod
-    def connect(cls, address: str, timeout: float | None = None) -> "DaskExecutor":
+    def connect(cls, address: str, timeout: float | None = None) -> "DaskRunner":
         """The scheduler at ``tcp://HOST:PORT``, once it has at least one worker."""
         timeout = CONNECT_TIMEOUT if timeout is None else timeout
         distributed = _import_distributed()
@@ -183,18 +86,37 @@ class DaskExecutor(SerialExecutor):
         try:
             client = distributed.Client(f"tcp://{address}", timeout=timeout, set_as_default=False)
         except (OSError, TimeoutError, ValueError):
-            raise ExecutorError(f"no Dask scheduler answered at tcp://{address} within {timeout:g} s") from None
+            raise RunnerError(f"no Dask scheduler answered at tcp://{address} within {timeout:g} s") from None
         try:
             client.wait_for_workers(1, timeout=timeout)
         except (OSError, TimeoutError):
             client.close()
-            raise ExecutorError(f"the Dask scheduler at tcp://{address} has no worker (waited {timeout:g} s)") from None
+            raise RunnerError(f"the Dask scheduler at tcp://{address} has no worker (waited {timeout:g} s)") from None
         return cls(client)
 
     def ref(self, check) -> "CheckByValue":
         return CheckByValue(check)
 
-    def imap(self, fn: Callable, tasks: Iterable) -> Iterator:
+    def map(self, fn: Callable, items: Iterable, limit=None, on_message=None, affinity=None, workers=None) -> Iterator[Outcome]:
+        """``fn(item)`` on the Dask workers, an :class:`Outcome` per item in order (a task that
+        raised is ``raised``, with the exception's name and message)."""
+        stream = self._submitted(fn, items)
+        while True:
+            start = time.monotonic()
+            try:
+                value = next(stream)
+            except StopIteration:
+                return
+            except Exception as exc:
+                yield Outcome("raised", exception=type(exc).__name__, detail=str(exc)[:500], seconds=time.monotonic() - start)
+                stream.close()
+                return
+            yield Outcome("returned", value=value, seconds=time.monotonic() - start)
+
+    def imap(self, fn: Callable, items: Iterable) -> Iterator:
+        return self._submitted(fn, items)
+
+    def _submitted(self, fn: Callable, tasks: Iterable) -> Iterator:
         import cloudpickle
 
         window: deque = deque()
@@ -222,10 +144,16 @@ class DaskExecutor(SerialExecutor):
             self._cluster.close()
             self._cluster = None
 
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
 
 def _ask_identity(address: str, timeout: float) -> None:
     """Connect to ``address`` and ask who is there, all within ``timeout`` seconds; an
-    ExecutorError unless a Dask scheduler answers."""
+    RunnerError unless a Dask scheduler answers."""
     import asyncio
 
     from distributed.comm import connect
@@ -241,18 +169,18 @@ def _ask_identity(address: str, timeout: float) -> None:
     try:
         reply = asyncio.run(asyncio.wait_for(ask(), timeout))
     except (OSError, TimeoutError, asyncio.TimeoutError, ValueError, TypeError):
-        raise ExecutorError(f"no Dask scheduler answered at {address} within {timeout:g} s") from None
+        raise RunnerError(f"no Dask scheduler answered at {address} within {timeout:g} s") from None
     except Exception as exc:  # whatever a stranger on the port sent back
-        raise ExecutorError(f"what answered at {address} is not a Dask scheduler ({type(exc).__name__})") from None
+        raise RunnerError(f"what answered at {address} is not a Dask scheduler ({type(exc).__name__})") from None
     if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
-        raise ExecutorError(f"what answered at {address} is not a Dask scheduler")
+        raise RunnerError(f"what answered at {address} is not a Dask scheduler")
 
 
 def _import_distributed():
     try:
         import distributed
     except ImportError:
-        raise ExecutorError("needs Dask: pip install 'ml-claim-verifier[dask]' (in a checkout: pip install -e '.[dask]')") from None
+        raise RunnerError("needs Dask: pip install 'ml-claim-verifier[dask]' (in a checkout: pip install -e '.[dask]')") from None
     return distributed
 
 
@@ -308,7 +236,7 @@ def by_value_roots(check) -> set[str]:
     """Top-level modules of the check's functions a worker may not have: claim packs, and
     anything no installed distribution provides (a folder pack, a test module)."""
     provided = _installed_top_levels()
-    packs = _claim_pack_roots()
+    packs = installed_pack_roots()
     own = __name__.split(".")[0]
     roots = set()
     for fn in _callables(check):
@@ -345,7 +273,7 @@ def _installed_top_levels() -> set[str]:
     return _TOP_LEVELS
 
 
-def _claim_pack_roots() -> set[str]:
+def installed_pack_roots() -> set[str]:
     return {ep.value.split(":")[0].split(".")[0] for ep in importlib.metadata.entry_points(group="verifier.packs")}
 
 
@@ -390,25 +318,6 @@ def clock_domain() -> str | None:
         return None
 
 
-# ---------------------------------------------------------------------------- choosing one
-_PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
-
-
-def die_with_parent(parent: int) -> None:
-    """Pool initializer: a worker ends when the process that forked it dies, even by SIGKILL.
-
-    Otherwise a killed ``verify`` leaves its workers computing for nobody.  Linux delivers
-    SIGKILL to the worker when its parent exits; elsewhere the worker keeps the default.
-    """
-    if sys.platform.startswith("linux"):
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        except (OSError, AttributeError):  # pragma: no cover - no prctl in this libc
-            return
-    if os.getppid() != parent:  # the parent died before the request took effect
-        os._exit(1)
-
 
 def parse_spec(spec: str) -> tuple[str, str | None]:
     """``serial``, ``process``, ``dask-local`` or ``dask://HOST:PORT`` -> (kind, HOST:PORT or None)."""
@@ -418,14 +327,14 @@ def parse_spec(spec: str) -> tuple[str, str | None]:
     if text.startswith("dask://"):
         rest = text[len("dask://"):].rstrip("/")
         if rest.startswith("[") and not re.fullmatch(r"\[[^\[\]]*\]:[^:\[\]]*", rest):
-            raise ExecutorError(f"{rest!r}: an IPv6 address goes in brackets, then the port: dask://[::1]:8786")
+            raise RunnerError(f"{rest!r}: an IPv6 address goes in brackets, then the port: dask://[::1]:8786")
         host, sep, port = rest.rpartition(":")
         if not sep or not host:
-            raise ExecutorError("a scheduler address is dask://HOST:PORT")
+            raise RunnerError("a scheduler address is dask://HOST:PORT")
         if not port.isdigit() or not 0 < int(port) < 65536:
-            raise ExecutorError(f"port {port!r} is not a number from 1 to 65535")
+            raise RunnerError(f"port {port!r} is not a number from 1 to 65535")
         return "dask", f"{_checked_host(host)}:{int(port)}"
-    raise ExecutorError(f"not an executor; executors: {SPECS}")
+    raise RunnerError(f"not an executor; executors: {SPECS}")
 
 
 _HOST_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,252}[A-Za-z0-9])?")
@@ -438,88 +347,15 @@ def _checked_host(host: str) -> str:
         try:
             ipaddress.IPv6Address(inner)
         except ValueError:
-            raise ExecutorError(f"host {host!r} is not a host name or an address; an IPv6 address goes in brackets: "
+            raise RunnerError(f"host {host!r} is not a host name or an address; an IPv6 address goes in brackets: "
                                 "dask://[::1]:8786") from None
         return host
     if not _HOST_NAME.fullmatch(host):
-        raise ExecutorError(f"host {host!r} is not a host name or an address")
+        raise RunnerError(f"host {host!r} is not a host name or an address")
     return host
 
 
-_SHARED: contextvars.ContextVar[SerialExecutor | None] = contextvars.ContextVar("shared_executor", default=None)
 
 
-class _Borrowed(SerialExecutor):
-    """The executor of an enclosing ``executor_scope``: used, never closed, by whoever asked."""
-
-    def __init__(self, owner: SerialExecutor):
-        self._owner, self.jobs = owner, owner.jobs
-
-    def ref(self, check):
-        return self._owner.ref(check)
-
-    def imap(self, fn, tasks):
-        return self._owner.imap(fn, tasks)
-
-
-def make_executor(jobs: int = 1, spec: str | None = None) -> SerialExecutor:
-    """The executor ``spec`` names, with ``jobs`` workers where it starts them (``0``: one per core).
-
-    Without a spec: the executor of the enclosing ``executor_scope`` if there is one, else
-    in-process for ``jobs`` <= 1 and a forked pool otherwise.  Never more local workers than
-    cores available: more only add memory and switching.
-    """
-    if spec is None:
-        shared = _SHARED.get()
-        if shared is not None:
-            return _Borrowed(shared)
-        kind = "process"
-    else:
-        kind, address = parse_spec(spec)
-    if kind == "dask":
-        return DaskExecutor.connect(address)
-    jobs = capped_jobs(jobs)
-    if kind == "dask-local":
-        return DaskExecutor.local(max(jobs, 1))
-    if kind == "serial" or jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-        return SerialExecutor()
-    return ProcessExecutor(jobs)
-
-
-@contextlib.contextmanager
-def sharing(executor: SerialExecutor) -> Iterator[SerialExecutor]:
-    """Within the block, every ``make_executor`` without a spec hands out ``executor`` (one
-    cluster for a whole command, not one per check); whoever made it closes it."""
-    token = _SHARED.set(executor)
-    try:
-        yield executor
-    finally:
-        _SHARED.reset(token)
-
-
-@contextlib.contextmanager
-def executor_scope(spec: str, jobs: int = 1) -> Iterator[SerialExecutor]:
-    """The executor ``spec`` names, shared within the block and closed at its end."""
-    with make_executor(jobs, spec) as executor, sharing(executor):
-        yield executor
-
-
-def forks_safely() -> bool:
-    """Can work that may use the enclosing executor run in a forked child?  Not with Dask:
-    the client's connection and event loop stay with the process that made them."""
-    shared = _SHARED.get()
-    return not isinstance(shared, DaskExecutor)
-
-
-def registered_check(ref):
-    """The check a task names: a forked worker's token, or the check itself (in-process, or
-    already unpickled from its value on a Dask worker)."""
-    if isinstance(ref, int):
-        return _CHECKS[ref]
-    if isinstance(ref, CheckByValue):
-        return ref.check
-    return ref
-
-
-__all__ = ["SerialExecutor", "ProcessExecutor", "DaskExecutor", "CheckByValue", "ExecutorError", "SPECS", "die_with_parent",
-           "executor_scope", "forks_safely", "make_executor", "parse_spec", "registered_check", "sharing", "shift_deadlines"]
+__all__ = ["CONNECT_TIMEOUT", "CheckByValue", "DaskRunner", "RunnerError", "SPECS", "WorkerEnvironmentError", "by_value_roots",
+           "clock_domain", "parse_spec", "run_on_worker", "shift_deadlines"]

@@ -1,6 +1,6 @@
-"""Executors hand results back in task order, in-process or from forked workers."""
+"""Runners hand results back in task order, in-process or from forked workers."""
 
-from verifier.executor import ProcessExecutor, SerialExecutor, make_executor, registered_check
+from verifier.runner import ForkedRunner, SerialRunner, make_runner, registered_check
 
 
 def _square(task):
@@ -13,7 +13,7 @@ def _echo_check(ref):
 
 def test_serial_and_process_give_the_same_ordered_results():
     tasks = list(range(40))
-    with SerialExecutor() as s, ProcessExecutor(2) as p:
+    with SerialRunner() as s, ForkedRunner(2) as p:
         assert list(s.imap(_square, tasks)) == list(p.imap(_square, tasks)) == [t * t for t in tasks]
 
 
@@ -21,21 +21,21 @@ def test_forked_workers_see_registered_checks():
     from tests.conftest import check_of
 
     check = check_of("4.1", reading="as-printed")
-    with ProcessExecutor(2) as p:
+    with ForkedRunner(2) as p:
         ref = p.ref(check)
         assert list(p.imap(_echo_check, [ref])) == [check.key]
 
 
 def test_stopping_early_cancels_the_rest():
-    with ProcessExecutor(2) as p:
+    with ForkedRunner(2) as p:
         it = p.imap(_square, range(1000))
         assert next(it) == 0
         it.close()
 
 
-def test_make_executor():
-    assert isinstance(make_executor(1), SerialExecutor) and make_executor(1).jobs == 1
-    ex = make_executor(2)
+def test_make_runner():
+    assert isinstance(make_runner(1), SerialRunner) and make_runner(1).jobs == 1
+    ex = make_runner(2)
     assert ex.jobs == 2
     ex.close()
 
@@ -46,8 +46,9 @@ import sys  # noqa: E402
 
 import pytest  # noqa: E402
 
-from verifier import executor as executor_module  # noqa: E402
-from verifier.executor import ExecutorError, parse_spec, shift_deadlines  # noqa: E402
+from verifier.runner import dask as executor_module  # noqa: E402
+from verifier.runner import make_runner as make_executor  # noqa: E402
+from verifier.runner.dask import RunnerError as ExecutorError, parse_spec, shift_deadlines  # noqa: E402
 
 
 @pytest.mark.parametrize("spec, parsed", [
@@ -68,9 +69,9 @@ def test_a_bad_spec_names_what_is_wrong(spec, says):
 
 
 def test_serial_and_process_specs_follow_jobs():
-    assert isinstance(make_executor(4, "serial"), SerialExecutor) and make_executor(4, "serial").jobs == 1
+    assert isinstance(make_executor(4, "serial"), SerialRunner) and make_executor(4, "serial").jobs == 1
     with make_executor(2, "process") as ex:
-        assert isinstance(ex, ProcessExecutor) and ex.jobs == 2
+        assert isinstance(ex, ForkedRunner) and ex.jobs == 2
 
 
 def test_without_dask_installed_the_error_says_how_to_get_it(monkeypatch):

@@ -1,0 +1,121 @@
+"""The tasks a worker runs for the audit: each takes one picklable item naming a check and
+returns plain data (:func:`verifier.packside.as_data`).  They run where a pack is loaded, never
+in the process that decides (:mod:`verifier.audit`)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from .coq.export import export_counterexample
+from .coq.terms import NotExportable
+from .packside import PackSource, as_data, loaded, resolve
+from .proof_audit import as_locked, attempt
+from .prove import make_domain, prove
+from .results import ProofAttempt, ProofStatus
+from .runner import make_runner, send_message
+from .search.config import SearchConfig
+from .search.coordinator import run_check
+from .store import load as load_counterexample
+from .store import replay as replay_file
+from .tighten import tighten as tighten_check
+
+#: seconds between progress messages from a worker
+PROGRESS_EVERY = 0.1
+
+
+def search(task):
+    """One check's search (certified and shrunk in here)."""
+    check = resolve(task.ref)
+    sent = [0.0]
+
+    def progress(done: int, total: int) -> None:
+        now = time.monotonic()
+        if done >= total or now - sent[0] >= PROGRESS_EVERY:
+            sent[0] = now
+            send_message((done, total))
+
+    return as_data(run_check(check, task.config, progress if task.progress else None))
+
+
+def prove_survivor(task):
+    """The proof of a check that survived, on the domain its claim states (or, for a proof the
+    lock says did not go through, that proof as locked, on the domain stated now)."""
+    try:
+        check = resolve(task.ref)
+        if task.locked is not None:
+            return as_data((as_locked(check, *task.locked), None))
+        return as_data(attempt(check, task.budget, task.deadline, task.share, task.cap))
+    except Exception as exc:  # one check's failure is its own row, never the whole audit's
+        return ProofAttempt(ProofStatus.ERROR, "", message=f"{type(exc).__name__}: {exc}"), None
+
+
+@dataclass(frozen=True)
+class ReplayTask:
+    """A stored counterexample to certify again: its pack, its path, and the digits (None: the file's)."""
+
+    source: PackSource
+    path: str
+    dps: int | None = None
+
+
+def replay(task: ReplayTask):
+    """Re-certify a stored counterexample against the claim its pack states now."""
+    _, registry = loaded(task.source)
+    return as_data(replay_file(task.path, registry.find, task.dps))
+
+
+@dataclass(frozen=True)
+class TightenTask:
+    ref: object
+    config: SearchConfig
+    rounds: int
+
+
+def tighten(task: TightenTask):
+    """The best constant of one check's right-hand side (``verify tighten``)."""
+    return as_data(tighten_check(resolve(task.ref), task.config, task.rounds))
+
+
+@dataclass(frozen=True)
+class ProveTask:
+    """``verify prove``: one check on the domain the command line states."""
+
+    ref: object
+    dims: dict
+    default_box: object
+    named_boxes: dict
+    method: str
+    time_limit: float
+    dps: int
+    jobs: int = 1
+    executor: str | None = None
+
+
+def prove_on(task: ProveTask):
+    check = resolve(task.ref)
+    domain = make_domain(check, task.dims, task.default_box, task.named_boxes)
+    with make_runner(task.jobs, task.executor) as runner:
+        return as_data(prove(check, domain, task.method, task.time_limit, task.dps, executor=runner))
+
+
+@dataclass(frozen=True)
+class ExportTask:
+    """A stored counterexample to state in Coq: its pack and its path."""
+
+    source: PackSource
+    path: str
+
+
+def export_coq(task: ExportTask):
+    """("script", module, text) of the counterexample's Coq proof, or ("not-exported", why)."""
+    _, registry = loaded(task.source)
+    try:
+        script = export_counterexample(load_counterexample(task.path, registry.find))
+    except NotExportable as exc:
+        return ("not-exported", str(exc))
+    return ("script", script.module, script.text)
+
+
+__all__ = ["ExportTask", "PROGRESS_EVERY", "ProveTask", "ReplayTask", "TightenTask", "export_coq", "prove_on", "prove_survivor",
+           "replay", "search", "tighten"]
