@@ -30,7 +30,7 @@ from typing import Callable, Iterator, Sequence
 
 from .claims import Check
 from .limits import capped_jobs
-from .proof_audit import NO_PROOFS, ProofBudget, wants_proof
+from .proof_audit import NO_PROOFS, PROOF_FIRST_SECONDS, ProofBudget, wants_proof
 from .results import FAILING, CheckResult, ProofAttempt, ProofStatus, RunResult, Verdict
 from .runner import ForkedRunner, Outcome, Runner
 from .search.config import SearchConfig
@@ -127,11 +127,15 @@ class Audit:
     def search(self, checks: Sequence[Check], config: SearchConfig | None = None, on_result=None,
                progress_factory=None) -> list[CheckResult]:
         """Each check's search in a worker, in order; ``on_result`` sees each row as soon as it
-        and those before it are there."""
+        and those before it are there.  With proofs enabled, small polynomial checks are first
+        given to z3 on their whole search domain (:func:`verifier.proof_audit.proof_before_search`):
+        one it proves is not searched."""
         config = self.options.search if config is None else config
         checks = list(checks)
         workers = self.jobs if len(checks) > 1 else 1
         each = dataclasses.replace(config, jobs=1) if workers > 1 else config
+        proved, spent = self._proved_first(checks, each, workers) if config.prove_first and self.options.proofs.enabled else ({}, {})
+        to_search = [i for i in range(len(checks)) if i not in proved]
         bars: dict[int, object] = {}
 
         def bar(i):
@@ -139,21 +143,41 @@ class Audit:
                 bars[i] = progress_factory(checks[i]) if progress_factory else None
             return bars[i]
 
-        def relay(i, message):
-            if bar(i) and isinstance(message, tuple) and len(message) == 2:
-                bar(i)(*message)
+        def relay(n, message):
+            if bar(to_search[n]) and isinstance(message, tuple) and len(message) == 2:
+                bar(to_search[n])(*message)
 
-        tasks = [SearchTask(self.runner.ref(ch), each, progress_factory is not None) for ch in checks]
-        outcomes = self._map(tasks_.search, tasks, workers, limit=lambda t: check_time_limit(t.config.time_limit), on_message=relay)
+        # what z3 spent on a check first comes out of its --time
+        tasks = [SearchTask(self.runner.ref(checks[i]), dataclasses.replace(each, time_limit=max(each.time_limit - spent.get(i, 0.0), 0.1))
+                            if i in spent else each, progress_factory is not None) for i in to_search]
+        outcomes = iter(self._map(tasks_.search, tasks, workers, limit=lambda t: check_time_limit(t.config.time_limit), on_message=relay))
         results = []
-        for i, (check, outcome) in enumerate(zip(checks, outcomes)):
-            result = self._answer(check, outcome, config, CheckResult)
+        for i, check in enumerate(checks):
+            if i in proved:
+                result = proved[i]
+            else:
+                result = self._answer(check, next(outcomes), config, CheckResult)
+                if i in spent:
+                    result = dataclasses.replace(result, seconds=result.seconds + spent[i])
             if bar(i):
                 bar(i)(result.stats.evaluations, config.budget)
             results.append(result)
             if on_result is not None:
                 on_result(result)
         return results
+
+    def _proved_first(self, checks, config, workers) -> tuple[dict[int, CheckResult], dict[int, float]]:
+        """({index: row} of the checks z3 proves before any search, {index: seconds spent} on the
+        others); a worker that does not come back only means the check is searched."""
+        tasks = [SearchTask(self.runner.ref(ch), config) for ch in checks]
+        proved, spent = {}, {}
+        for i, (check, outcome) in enumerate(zip(checks, self._map(tasks_.prove_first, tasks, workers, limit=_first_limit))):
+            value = outcome.value if outcome.returned else None
+            if isinstance(value, CheckResult) and (value.claim, value.part, value.reading) == check.key:
+                proved[i] = value
+            elif outcome.seconds > 0.05:
+                spent[i] = outcome.seconds
+        return proved, spent
 
     def prove_survivors(self, checks: Sequence[Check], results: Sequence[CheckResult], budget: ProofBudget | None = None,
                         on_result=None, check_time: float | None = None, locked: dict | None = None
@@ -264,6 +288,10 @@ def run_checks(checks: Sequence[Check], config: SearchConfig, progress_factory=N
     made = ForkedRunner(jobs) if forking_available() else make_runner(1)
     with made:
         return run_checks(checks, config, progress_factory, on_result, made)
+
+
+def _first_limit(task: SearchTask) -> float:
+    return PROOF_FIRST_SECONDS + PROOF_GRACE
 
 
 def _proof_time_limit(task: ProofTask) -> float:

@@ -20,20 +20,27 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import random
 import time
+
+import numpy as np
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
 
 from .claims import Check
 from .budget import NO_PROOFS, ProofBudget
 from .prove import BoundedDomainError, DomainError, MethodError, make_domain, prove
 from .prove.identity import degenerate
-from .results import CheckResult, ProofAttempt, ProofStatus, RunResult, Verdict
+from .results import CheckResult, ProofAttempt, ProofStatus, StopReason, Verdict
+from .runner import OutOfTime, call_within
 
 #: below this many seconds left of the total cap an attempt is not started: it could decide nothing
 MIN_ATTEMPT_SECONDS = 0.5
 #: after a proof on the claim's sizes, this many larger sizes are tried in the same attempt's time
 LARGER_SIZES = 2
+#: a claim with at most this many scalar unknowns is small: z3 is asked first (see :func:`proof_before_search`)
+SMALL_CLAIM = 6
+#: seconds z3 may take on a small claim before the search starts anyway
+PROOF_FIRST_SECONDS = 1.0
 
 
 
@@ -87,6 +94,43 @@ def attempt(check: Check, budget: ProofBudget, deadline: float | None = None, sh
     if r.verdict is Verdict.ERROR:
         return ProofAttempt(ProofStatus.ERROR, message=r.message, **common), None
     return ProofAttempt(ProofStatus.INCONCLUSIVE, volume_percent=volume_percent(d.volume_proved), message=r.message, **common), None
+
+
+def proof_before_search(check: Check, config) -> CheckResult | None:
+    """A small polynomial claim proved by z3 on its whole search domain (every variable within
+    its own bounds, at its only sizes) needs no search: the row that says so, else None.
+
+    Nothing else changes: the search can only fail to refute what is proved, and the survivor's
+    proof on the domain its claim states is still attempted as for any other survivor.  The
+    attempt has a small time of its own, counted in the check's ``--time``; a claim whose code
+    draws from a global random generator while z3 reads it is searched instead (the search's
+    certificate says what such a claim is).
+    """
+    if any(d.lo != d.hi for d in check.dims):
+        return None
+    sizes = {d.name: d.lo for d in check.dims}
+    if sum(math.prod(v.concrete_shape(sizes)) for v in check.variables) > SMALL_CLAIM:
+        return None
+    start = time.monotonic()
+    seconds = min(PROOF_FIRST_SECONDS, config.time_limit / 4)
+    before = _random_state()
+    try:
+        domain = make_domain(check, sizes)
+        proof = call_within(start + seconds, prove, check, domain, "smt", seconds, config.dps)
+    except (DomainError, MethodError, BoundedDomainError, OutOfTime):
+        return None  # not polynomial, not decidable by z3 in its time: the search as always
+    if proof.result.verdict is not Verdict.PROVED or _random_state() != before:
+        return None
+    seconds = time.monotonic() - start
+    return dataclasses.replace(proof.result, verdict=Verdict.SURVIVED, method="none", domain="", seed=config.seed, budget=config.budget,
+                               seconds=seconds, stop=StopReason.PROVED_FIRST,
+                               stop_reason=f"not searched: z3 proves it on the whole search domain ({seconds:.2f} s)")
+
+
+def _random_state() -> tuple:
+    """Where Python's and numpy's global generators are: any draw moves them."""
+    _, keys, pos, *_ = np.random.get_state()
+    return random.getstate(), keys.tobytes(), pos
 
 
 def larger_domains(check: Check) -> list[tuple[str, object]]:

@@ -24,6 +24,21 @@ class Verdict(str, Enum):
 FAILING = {Verdict.REFUTED, Verdict.ILL_POSED}
 
 
+class StopReason(str, Enum):
+    """Why a check's search ended (``CheckResult.stop_reason`` says it in words)."""
+
+    FOUND = "found"  # a certified counterexample
+    BUDGET = "budget"  # the evaluations were spent
+    TIME_LIMIT = "time-limit"  # the time limit came first
+    NOT_EVALUABLE = "not-evaluable"  # the claim could not be evaluated at most points
+    CLAIM_RAISED = "claim-raised"  # the claim's code raised
+    WORKER_LOST = "worker-lost"  # its worker ended, crashed, hung or broke the protocol
+    PROVED_FIRST = "proved-first"  # a cheap proof on the whole search domain made the search needless
+
+    def __str__(self) -> str:
+        return self.value
+
+
 @dataclass(frozen=True)
 class FoundBy:
     """How a counterexample was found, so benchmarks can explain themselves."""
@@ -134,6 +149,7 @@ class CheckResult:
     domain: str = ""  # for verdict PROVED: where it was proved
     time_limited: bool = False  # the search stopped at its time limit before its budget
     proof: ProofAttempt | None = None  # for a check that survived: the proof tried on its stated domain
+    stop: StopReason | None = None  # why the search ended (None: a row not made by a search)
 
     @property
     def ratio_name(self) -> str:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from .coq.export import export_counterexample
 from .coq.terms import NotExportable
 from .packside import PackSource, as_data, loaded, resolve
-from .proof_audit import as_locked, attempt
+from .proof_audit import as_locked, attempt, proof_before_search
 from .prove import make_domain, prove
 from .results import ProofAttempt, ProofStatus
 from .runner import make_runner, send_message
@@ -36,6 +36,11 @@ def search(task):
             send_message((done, total))
 
     return as_data(run_check(check, task.config, progress if task.progress else None))
+
+
+def prove_first(task):
+    """The row of a small polynomial check z3 proves on its whole search domain, else None."""
+    return as_data(proof_before_search(resolve(task.ref), task.config))
 
 
 def prove_survivor(task):
@@ -117,5 +122,5 @@ def export_coq(task: ExportTask):
     return ("script", script.module, script.text)
 
 
-__all__ = ["ExportTask", "PROGRESS_EVERY", "ProveTask", "ReplayTask", "TightenTask", "export_coq", "prove_on", "prove_survivor",
-           "replay", "search", "tighten"]
+__all__ = ["ExportTask", "PROGRESS_EVERY", "ProveTask", "ReplayTask", "TightenTask", "export_coq", "prove_first", "prove_on",
+           "prove_survivor", "replay", "search", "tighten"]

@@ -164,12 +164,12 @@ def test_a_folder_given_as_a_file_is_refused():
 
 # ------------------------------------------------------------------------------ the store is checked before the search
 def test_save_to_an_unwritable_store_is_refused_before_searching(tmp_path, monkeypatch):
-    import verifier.cli as cli
+    from verifier.audit import Audit
 
     def no_search(*a, **k):
         raise AssertionError("searched although the store cannot be written")
 
-    monkeypatch.setattr(cli, "run_checks", no_search)
+    monkeypatch.setattr(Audit, "search", no_search)
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     r = invoke("lemma", "4.1", "--reading", "as-printed", "--save", "--store", blocker / "store")

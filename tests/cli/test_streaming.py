@@ -16,10 +16,10 @@ N_CHECKS = sum(len(c.checks()) for c in REGISTRY if c.id in CLAIMS)
 DRIVER = f"""
 import sys
 import verifier.cli as cli
-import verifier.cli.all_claims as all_claims
 from lemmas import REGISTRY
-all_claims.registry = lambda: [c for c in REGISTRY if c.id in {CLAIMS!r}]
-sys.argv = ["verify", "all", "--budget", "20000", *sys.argv[1:]]
+from verifier.packside import memory_pack
+memory_pack("quick", [c for c in REGISTRY if c.id in {CLAIMS!r}])
+sys.argv = ["verify", "all", "--pack", "quick", "--budget", "20000", *sys.argv[1:]]
 cli.main()
 """
 

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from ..claims import RELATIONS, Claim
 from ..domains import kind_text
-from ..results import CheckResult, Counterexample, ProofStatus, Verdict
+from ..results import CheckResult, Counterexample, ProofStatus, StopReason, Verdict
 from .numbers import fmt
 from .proof_text import proof_phrase, proof_sentence, shown_verdict
 
@@ -109,6 +109,8 @@ def render_result(r: CheckResult, claim: Claim | None = None, saved: Mapping[tup
             parts.append(Text(f"NOT SAVED: {why_not}", style="bold red"))
         else:
             parts.append(Text("keep it: add --save, then replay with `verify replay FILE`", style="dim"))
+    elif r.stop is StopReason.PROVED_FIRST:
+        parts.append(Text(f"{r.stop_reason}; seed {r.seed}"))
     elif r.verdict in (Verdict.SURVIVED, Verdict.INCONCLUSIVE):
         s = r.stats
         lines = [

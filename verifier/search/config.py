@@ -43,6 +43,7 @@ class SearchConfig:
     min_defined_fraction: float = 0.1  # below this share of evaluable points the check is an error
     target: str = "cmaes"  # the target phase's local search: "cmaes" or "es" (home-made); see docs/benchmarks.md
     executor: str | None = None  # where one check's chunks run: a runner spec (verifier.runner.make_runner); never changes the result
+    prove_first: bool = True  # a small polynomial claim is first given to z3 on its whole search domain: a proof ends the check
 
     def __post_init__(self):
         if self.budget < 1:

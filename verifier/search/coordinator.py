@@ -24,7 +24,7 @@ from ..claims import Check
 from ..counterexample import exact_strings, make_counterexample  # noqa: F401 (the search package re-exports both)
 from ..runner import Outcome, SerialRunner, make_runner
 from ..rational_points import refuse_irrational_derived, try_near_tie
-from ..results import CheckResult, FoundBy, RunResult, SearchStats, Verdict
+from ..results import CheckResult, FoundBy, SearchStats, StopReason, Verdict
 from ..shrink import Shrinker
 from .chunks import Chunk, ChunkResult, run_chunk
 from .config import RESOLUTION, Progress, SearchConfig, tune_allocator
@@ -211,6 +211,7 @@ def run_check(check: Check, config: SearchConfig = SearchConfig(), progress: Pro
                 stats=_stats(search),
                 seconds=search.elapsed(),
                 stop_reason=f"certified counterexample ({found.phase} phase, after {found.evaluations} evaluations)",
+                stop=StopReason.FOUND,
                 message=note,
                 **_base(check, config),
             )
@@ -233,6 +234,7 @@ def error_result(check: Check, config: SearchConfig, exc: BaseException, where: 
         stats=stats,
         seconds=seconds,
         stop_reason=f"the claim raised in {where}",
+        stop=StopReason.CLAIM_RAISED,
         message=f"{check.label} [{check.reading.name}]: {type(exc).__name__}: {exc}" + (f"\n{traceback.format_exc()}" if _debug() else ""),
         **_base(check, config),
     )
@@ -258,6 +260,7 @@ def _unrefuted(check: Check, config: SearchConfig, search: Coordinator) -> Check
     """No certified counterexample: survived only if the search could evaluate the claim and sign every margin."""
     timed_out = search.out_of_time()
     reason = "time limit reached" if timed_out else "budget exhausted"
+    stop = StopReason.TIME_LIMIT if timed_out else StopReason.BUDGET
     notes = []
     undefined = search.estimated_undefined()
     verdict = Verdict.SURVIVED
@@ -271,9 +274,9 @@ def _unrefuted(check: Check, config: SearchConfig, search: Coordinator) -> Check
         notes.append(f"undefined at {undefined:,} of {search.evaluations:,} points{share}{where}")
         if search.evaluations == 0 or search.evaluations - undefined < config.min_defined_fraction * search.evaluations:
             verdict = Verdict.ERROR
-            reason = "the claim could not be evaluated at most points"
+            reason, stop = "the claim could not be evaluated at most points", StopReason.NOT_EVALUABLE
     if search.evaluations == 0:
-        verdict, reason = Verdict.ERROR, "no point could be evaluated"
+        verdict, reason, stop = Verdict.ERROR, "no point could be evaluated", StopReason.NOT_EVALUABLE
     if search.undecided:
         notes.append(f"{search.undecided} float violation(s) could not be settled at high precision")
     tight = search.stats["tight_undecided"]
@@ -282,7 +285,7 @@ def _unrefuted(check: Check, config: SearchConfig, search: Coordinator) -> Check
                      f"{_digits(search.tight_detail)}); not counted as holding")
     if verdict is Verdict.SURVIVED and (search.undecided or tight):
         verdict = Verdict.INCONCLUSIVE
-    return CheckResult(verdict=verdict, stats=_stats(search), seconds=search.elapsed(), stop_reason=reason,
+    return CheckResult(verdict=verdict, stats=_stats(search), seconds=search.elapsed(), stop_reason=reason, stop=stop,
                        message="; ".join(notes), time_limited=timed_out, **_base(check, config))
 
 
@@ -358,6 +361,7 @@ def abrupt_result(check: Check, config: SearchConfig, outcome: Outcome) -> Check
     else:
         what = f"the claim's code {outcome.describe()}"
         reason = {"raised": "the claim's code raised past the engine", "exited": "the claim's code ended its process",
-                  "killed": "the claim's code crashed its process"}.get(outcome.status, "the check did not finish")
-    return CheckResult(verdict=Verdict.ERROR, seconds=outcome.seconds, stop_reason=reason,
+                  "killed": "the claim's code crashed its process",
+                  "violated": "the claim's code broke its worker's rules"}.get(outcome.status, "the check did not finish")
+    return CheckResult(verdict=Verdict.ERROR, seconds=outcome.seconds, stop_reason=reason, stop=StopReason.WORKER_LOST,
                        message=f"{check.label} [{check.reading.name}]: {what}", **_base(check, config))
