@@ -96,6 +96,7 @@ def check_time_limit(time_limit: float) -> float:
 
 
 def _affinity(task) -> object:
+    """Tasks of one pack share workers; no worker runs two packs' code."""
     return getattr(task.ref, "source", None)
 
 
@@ -306,17 +307,5 @@ def failed_attempt(outcome: Outcome) -> ProofAttempt:
     return ProofAttempt(ProofStatus.ERROR, "", seconds=outcome.seconds, message=f"the proof {outcome.describe()}; the search's verdict stands")
 
 
-class PackRunner(ForkedRunner):
-    """The runner of the process that decides: forked workers that each load one pack and run
-    tasks on it, whose answers are read as plain data only; a check is named by its pack and key
-    in the catalog the workers described (set once it is loaded)."""
-
-    def __init__(self, jobs: int = 1):
-        super().__init__(jobs, trusted=False)
-        self.catalog = None
-
-    def ref(self, check):
-        return self.catalog.address(check)
-
-__all__ = ["Audit", "AuditOptions", "AuditResult", "PROOF_GRACE", "PackRunner", "ProofTask", "SearchTask", "Stop", "check_time_limit",
+__all__ = ["Audit", "AuditOptions", "AuditResult", "PROOF_GRACE", "ProofTask", "SearchTask", "Stop", "check_time_limit",
            "failed_attempt", "run_checks"]

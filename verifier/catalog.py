@@ -15,7 +15,7 @@ from typing import Sequence
 
 from .packside import CheckAddress, PackDescription, PackSource, describe, memory_pack_names
 from .registry import ENTRY_POINT_GROUP, Pack, PackError, Registry, import_time_limit, normalise, qualified_id
-from .runner import Runner
+from .runner import ForkedRunner, Runner
 
 
 class Catalog(Registry):
@@ -85,4 +85,17 @@ def load_catalog(sources: Sequence[PackSource], runner: Runner, errors: Sequence
     return Catalog(descriptions, failed)
 
 
-__all__ = ["Catalog", "discover", "load_catalog"]
+class PackRunner(ForkedRunner):
+    """The runner of the process that decides: forked workers that each load one pack and run
+    tasks on it, whose answers are read as plain data only; a check is named by its pack and key
+    in the catalog the workers described (set once it is loaded)."""
+
+    def __init__(self, jobs: int = 1):
+        super().__init__(jobs, trusted=False)
+        self.catalog = None
+
+    def ref(self, check):
+        return self.catalog.address(check)
+
+
+__all__ = ["Catalog", "PackRunner", "discover", "load_catalog"]

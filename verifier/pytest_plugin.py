@@ -136,7 +136,7 @@ def _project(config):
 
 def _runner(config):
     """The session's workers: each loads one pack and runs its checks (pytest's process imports no pack)."""
-    from .audit import PackRunner
+    from .catalog import PackRunner
     from .limits import available_cores
 
     if not hasattr(config, "_claims_runner"):

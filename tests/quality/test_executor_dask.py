@@ -18,7 +18,8 @@ import pytest
 from tests.conftest import check_of
 from verifier.audit import run_checks
 from verifier.engine import SearchConfig, run_check
-from verifier.executor import DaskExecutor, ProcessExecutor, SerialExecutor, by_value_roots, executor_scope, make_executor, sharing
+from verifier.runner import ForkedRunner, SerialRunner
+from verifier.runner.dask import DaskRunner, by_value_roots
 from verifier.registry import load_packs
 
 if os.environ.get("CI") != "true":  # in CI the test extra installs it: a missing Dask fails there
@@ -27,14 +28,14 @@ if os.environ.get("CI") != "true":  # in CI the test extra installs it: a missin
 
 @pytest.fixture(scope="module")
 def dask():
-    with DaskExecutor.local(2) as executor:
-        yield executor
+    with DaskRunner.local(2) as runner:
+        yield runner
 
 
 @pytest.fixture(scope="module")
 def process():
-    with ProcessExecutor(2) as executor:
-        yield executor
+    with ForkedRunner(2) as runner:
+        yield runner
 
 
 def _without_timings(result):
@@ -45,9 +46,9 @@ def _without_timings(result):
 
 
 def _same_everywhere(check, config, dask, process):
-    serial = _without_timings(run_check(check, config, executor=SerialExecutor()))
-    assert _without_timings(run_check(check, config, executor=process)) == serial
-    assert _without_timings(run_check(check, config, executor=dask)) == serial
+    serial = _without_timings(run_check(check, config, runner=SerialRunner()))
+    assert _without_timings(run_check(check, config, runner=process)) == serial
+    assert _without_timings(run_check(check, config, runner=dask)) == serial
     return serial
 
 
@@ -112,22 +113,18 @@ def test_a_generated_claim_from_a_folder_travels_by_value(generated, dask, proce
 
 
 def test_whole_checks_side_by_side_on_dask_give_the_serial_results(generated, dask):
+    # each check's worker connects a client of its own to the scheduler (a client cannot cross a fork)
     checks = [check_of("4.1", reading="as-printed"), check_of("B.2"), generated["false"], generated["true"]]
     config = SearchConfig(seed=5, budget=5_000)
     serial = run_checks(checks, config)
-    with sharing(dask):
-        assert make_executor(1).jobs == 2
-        shared = run_checks(checks, config)
+    shared = run_checks(checks, dataclasses.replace(config, jobs=2, executor=dask.address.replace("tcp://", "dask://")))
     assert [_without_timings(r) for r in shared.results] == [_without_timings(r) for r in serial.results]
 
 
-def test_a_scope_hands_out_one_executor_and_closes_it():
-    with executor_scope("dask-local", 1) as executor:
-        assert isinstance(executor, DaskExecutor) and executor.jobs == 1
-        with make_executor(4) as borrowed:
-            assert list(borrowed.imap(abs, [-2, 3])) == [2, 3]
-        assert list(executor.imap(abs, [-4])) == [4]  # a borrowed executor is not closed by whoever borrowed it
-    assert executor._client is None and isinstance(make_executor(1), SerialExecutor)
+def test_a_local_cluster_closes_with_its_runner():
+    with DaskRunner.local(1) as runner:
+        assert runner.jobs == 1 and list(runner.imap(abs, [-4, 3])) == [4, 3]
+    assert runner._client is None
 
 
 def test_a_branch_and_bound_proof_is_the_same_on_every_executor(dask, process):
@@ -135,7 +132,7 @@ def test_a_branch_and_bound_proof_is_the_same_on_every_executor(dask, process):
 
     check = check_of("4.2", part="1", reading="intended")
     domain = make_domain(check, parse_dims("n=1"), *parse_boxes(["a=-1:1", "eps=1/10:1"]))
-    proofs = [prove(check, domain, "branch-and-bound", 60.0, 50, executor=ex) for ex in (SerialExecutor(), process, dask)]
+    proofs = [prove(check, domain, "branch-and-bound", 60.0, 50, executor=ex) for ex in (SerialRunner(), process, dask)]
     assert proofs[0].result.verdict.value == "proved" and proofs[0].details.boxes_examined > 64  # more than one round
     serial, *others = [(dataclasses.replace(p.result, seconds=0.0), p.details) for p in proofs]
     assert others == [serial, serial]
@@ -149,7 +146,7 @@ class _NeedsAModuleWorkersLack:
 
 
 def test_a_worker_that_cannot_read_a_task_names_what_it_lacks(dask):
-    from verifier.executor import WorkerEnvironmentError
+    from verifier.runner.dask import WorkerEnvironmentError
 
     with pytest.raises(WorkerEnvironmentError, match="No module named 'no_such_module_on_any_worker'.*needs ml-claim-verifier"):
         list(dask.imap(repr, [_NeedsAModuleWorkersLack()]))

@@ -101,7 +101,7 @@ def pack_option(fn):
 def pack_runner():
     """The workers of the running command: each loads one pack and runs its tasks (made once,
     closed with the command)."""
-    from ..audit import PackRunner
+    from ..catalog import PackRunner
 
     ctx = click.get_current_context()
     meta = ctx.meta
