@@ -134,6 +134,7 @@ class CheckResult:
     domain: str = ""  # for verdict PROVED: where it was proved
     time_limited: bool = False  # the search stopped at its time limit before its budget
     proof: ProofAttempt | None = None  # for a check that survived: the proof tried on its stated domain
+    read_as: str = ""  # the part as its text was read (Part.read_as), Python syntax
 
     @property
     def ratio_name(self) -> str:

@@ -61,7 +61,7 @@ CONSTRUCTS = [
     (r"a \ln a - \sum_i y_i^2 \log y_i^2", lambda: a * mpmath.log(a) - sum(t * t * mpmath.log(t * t) for t in y)),
     ("a**2 + abs(b - c) + max(a, c) + exp(a) + sqrt(c) + log(b)", lambda: a**2 + abs(b - c) + max(a, c) + mpmath.exp(a) + mpmath.sqrt(c) + mpmath.log(b)),
     ("a*b/c - b**-1", lambda: a * b / c - 1 / b),
-    ("a + 1e-3 - 2.5E1", lambda: a + m(1) / 1000 - 25),
+    ("a + 10^{-3} - 2.5E1", lambda: a + m(1) / 1000 - 25),
     ("c**alpha", lambda: c ** (m(1) / 3)),
 ]
 

@@ -137,7 +137,7 @@ def test_inequality_and_not_equal_constraints_are_hypotheses():
     ("|a + b <= 1", ["a, b > 0"], [], "unbalanced '|'", 1),
     ("a + d <= 1", ["a > 0"], [], "d is used but not declared", 5),
     ("abd <= 1", ["a, b > 0"], [], "d is used but not declared", 3),
-    ("eps + a <= 1", ["a > 0"], [], "eps is used but not declared", 1),
+    ("eps + a <= 1", ["a > 0"], [], "p is used but not declared (--var): eps is read as e\u00b7p\u00b7s", 2),
     ("a + b", ["a, b > 0"], [], "a relation is missing", None),
     ("a + * b <= 1", ["a, b > 0"], [], "unexpected '*'", 5),
     ("a <=", ["a > 0"], [], "the text ends too early", 5),

@@ -384,7 +384,13 @@ class _ObjectContext(Context):
         return out
 
     def _constant(self, name: str):
-        raise NotRational(f"{name} is irrational")
+        raise self.unavailable_error(f"{name} is irrational: the {self.name} context has no exact form of it")
+
+    def _named_constant(self, name: str):
+        """A 0-d array of the constant (so that ``ctx.pi * Fraction(1, 3)`` lifts like any operand)."""
+        with self.precision():
+            number = self._convert(self._constant(name))
+        return self.wrap(np.asarray(number, dtype=object))
 
 
 def _ratio_text(v) -> str:
