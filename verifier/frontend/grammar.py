@@ -79,13 +79,8 @@ upper: NAME | NUMBER | LBRACE expr RBRACE
            | SUB pyexponent             -> neg
            | ADD pyexponent             -> pos
 
-?sarg: NUMBER                   -> number
-     | NAME                     -> name
-     | CONST                    -> const
+?sarg: arg
      | INFTY                    -> infty
-     | LBRACE expr RBRACE       -> group
-     | FRAC arg arg             -> frac
-     | SQRT [LSQB expr RSQB] arg -> sqrt
 
 ?postfix: NUMBER                -> number
         | NAME                  -> name
@@ -103,6 +98,8 @@ upper: NAME | NUMBER | LBRACE expr RBRACE
     | NUMBER                    -> number
     | NAME                      -> name
     | CONST                     -> const
+    | FRAC arg arg              -> frac
+    | SQRT [LSQB expr RSQB] arg -> sqrt
 args: expr (COMMA expr)*
 
 %declare REL ADD SUB MUL DIV POW PYPOW LOWSCRIPT BIGOP NAME NUMBER CONST LBRACE RBRACE LPAR RPAR LSQB RSQB
