@@ -147,28 +147,17 @@ class Pow(Node):
 
 @dataclass
 class Group(Node):
-    """A parenthesised sum: ``(a + b)``."""
+    """A sum in parentheses, ``(a + b)``, or between bars, ``|x - y|``."""
 
     body: Node
+    bars: bool = False
     slot = "group"
 
     def compact(self):
-        return f"({self.body.compact()})"
+        return f"|{self.body.compact()}|" if self.bars else f"({self.body.compact()})"
 
     def explicit(self):
-        return rf"\left({self.body.explicit()}\right)"
-
-
-@dataclass
-class Abs(Node):
-    body: Node
-    slot = "group"
-
-    def compact(self):
-        return f"|{self.body.compact()}|"
-
-    def explicit(self):
-        return rf"\left|{self.body.explicit()}\right|"
+        return rf"\left|{self.body.explicit()}\right|" if self.bars else rf"\left({self.body.explicit()}\right)"
 
 
 @dataclass
@@ -432,7 +421,7 @@ class Generator:
             second = self.letter(running) if rng.random() < 0.5 else Num(Fraction(1))
             while isinstance(second, (Var, Entry)) and second.compact() == first.compact():
                 second = self.letter(running)
-            return Abs(Add([(1, first), (-1, second)]))
+            return Group(Add([(1, first), (-1, second)]), bars=True)
         if kind == "root":
             return Root(self.letter(running) if rng.random() < 0.6 else Add([(1, self.letter(running)), (1, Num(Fraction(1)))]),
                         rng.choice([2, 2, 3]))

@@ -245,13 +245,7 @@ class _Translator:
         return value / operand
 
     def t_imul(self, n):
-        factors = []
-        while _is(n, "imul"):
-            factors.append(n.children[1])
-            n = n.children[0]
-        factors.append(n)
-        factors.reverse()
-        return self._product(factors)
+        return self._product(self._factors(n))
 
     def _product(self, factors):
         value = None
