@@ -107,7 +107,7 @@ def test_bad_input_is_one_line_and_exit_2(args, fragment, tmp_path, monkeypatch)
 # ------------------------------------------------------------------ what was read is shown
 def test_the_headline_misreading_is_gone_and_the_reading_is_shown():
     """2xy^2 is 2·x·y² (true by AM-GM), not 2·(xy)² (refuted at x = -2, y = -1)."""
-    r = verify("expr", r"2xy^2 \leq x^2 + y^4", "--var", "x,y", *QUICK)
+    r = verify("expr", r"2xy^2 \leq x^2 + y^4", "--var", "x,y", "--budget", "2000")
     assert r.exit_code == 0, r.output
     assert "read as: 2\u00b7x\u00b7y\u00b2 \u2264 x\u00b2 + y\u2074" in r.stderr
     r = verify("expr", r"2xy^2 \leq x^2 + y^4", "--var", "x,y", *QUICK, "--json")
