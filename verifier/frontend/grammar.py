@@ -36,7 +36,7 @@ from lark import Lark, Token
 from lark.exceptions import UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from lark.lexer import Lexer
 
-from .errors import ExpressionError
+from .errors import ExpressionError, shorten
 from .sizes import MAX_LITERAL_DIGITS, MAX_NESTING, MAX_NUMBER_BITS, MAX_TOKENS
 
 GRAMMAR = r"""
@@ -331,6 +331,7 @@ class _Tokenizer:
         return i
 
     def _scientific(self, value, col, exponent, digits):
+        value = shorten(value, 60)
         letter = "e" if "e" in value else "E"
         if letter == "e" or "E" in self.vocabulary.names:
             mantissa, _, power = value.partition(letter)
@@ -356,7 +357,7 @@ class _Tokenizer:
         return i
 
     def _split_digits(self, value, col, k, frame):
-        head, rest = value[:k], value[k:]
+        head, rest, value = shorten(value[:k]), shorten(value[k:]), shorten(value)
         if frame.kind == "^":
             self.error(f"^{value}: TeX takes only {head} as the exponent and {rest} as a factor after the power: "
                        f"write x^{{{value}}} for the power, or put the factor first", col + k)
@@ -406,6 +407,7 @@ class _Tokenizer:
             self._emit_pieces(word + digits, col, pieces)
             return i + 1
         if digits:
+            word, digits = shorten(word), shorten(digits)
             self.error(f"{word}{digits} is a name in Python and {word}\u00b7{digits} to TeX: write {word}_{{{digits}}} for an index, "
                        f"{digits}{word} for the product, or declare {word}{digits} as a name", col + len(word))
         pieces = self._split(word, col)
@@ -435,6 +437,8 @@ class _Tokenizer:
         if not ways:
             return None
         if len(ways) > 1:
+            if len(word) > 40:
+                self.error(f"{shorten(word)} splits more than one way into declared names: write \\mathit{{name}} or spaces", col)
             a, b = ways[0], ways[1]
             self.error(f"{word} reads two ways, as {_reading(a)} and as {_reading(b)}: write {_written(a)} or {_written(b)}"
                        " (\\mathit{name} is one name)", col)
@@ -671,6 +675,8 @@ class _Tokenizer:
             return
         if len(readings) > 1:
             a, b = (self._bars_text(bars, r) for r in readings[:2])
+            if len(a) > 160:
+                self.error("the bars read more than one way: write \\left| and \\right| to say which", self.out[bars[0]].column)
             self.error(f"the bars read two ways, as {a} and as {b}: write \\left| and \\right| to say which", self.out[bars[0]].column)
         for k, side in zip(bars, readings[0]):
             tok = self.out[k]
@@ -814,7 +820,7 @@ def parse(text: str, vocabulary: Vocabulary = EMPTY) -> Parsed:
         tok = exc.token
         if tok.type == "$END":
             raise ExpressionError("the text ends too early (an operand is missing)", text, len(text) + 1) from None
-        shown = text[tok.start_pos:tok.end_pos] or tok.value  # as typed: \\infty, not its value
+        shown = shorten(text[tok.start_pos:tok.end_pos] or tok.value)  # as typed: \\infty, not its value
         if tok.type in ("POW", "LOWSCRIPT", "PYPOW"):
             raise ExpressionError(f"unexpected {shown!r}: a power or subscript of a power needs braces (x^{{2^3}}, (x^2)^3)",
                                   text, tok.column) from None
