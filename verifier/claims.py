@@ -282,6 +282,9 @@ class Part:
     show: tuple[tuple[str, Fn], ...] = ()
     #: where to prove this part when it survives (overrides the claim's ``prove_on``)
     prove_on: ProofDomain | None = None
+    #: the part as a reader of its text read it, in Python syntax (``2*x*y**2 <= x**2 + y**4``):
+    #: ``verify expr`` fills it in, and reports show it beside the text, so a misreading is seen
+    read_as: str = ""
 
     def __post_init__(self):
         if self.relation not in RELATIONS:

@@ -150,6 +150,7 @@ class CheckResult:
     time_limited: bool = False  # the search stopped at its time limit before its budget
     proof: ProofAttempt | None = None  # for a check that survived: the proof tried on its stated domain
     stop: StopReason | None = None  # why the search ended (None: a row not made by a search)
+    read_as: str = ""  # the part as its text was read (Part.read_as), Python syntax
 
     @property
     def ratio_name(self) -> str:

@@ -102,3 +102,38 @@ def test_bad_input_is_one_line_and_exit_2(args, fragment, tmp_path, monkeypatch)
     assert r.exit_code == 2, r.output
     assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1 and fragment in r.stderr
     assert "Traceback" not in r.output
+
+
+# ------------------------------------------------------------------ what was read is shown
+def test_the_headline_misreading_is_gone_and_the_reading_is_shown():
+    """2xy^2 is 2·x·y² (true by AM-GM), not 2·(xy)² (refuted at x = -2, y = -1)."""
+    r = verify("expr", r"2xy^2 \leq x^2 + y^4", "--var", "x,y", "--budget", "2000")
+    assert r.exit_code == 0, r.output
+    assert "read as: 2\u00b7x\u00b7y\u00b2 \u2264 x\u00b2 + y\u2074" in r.stderr
+    r = verify("expr", r"2xy^2 \leq x^2 + y^4", "--var", "x,y", *QUICK, "--json")
+    (item,) = _json(r)
+    assert item["verdict"] in ("survived", "proved") and item["read_as"] == "2*x*y**2 <= x**2 + y**4"
+
+
+def test_trigonometry_on_an_interval_of_pi():
+    """Jordan's inequality sin x >= 2x/π on [0, π/2], and its reverse refuted in ball arithmetic."""
+    r = verify("expr", r"\sin x \geq \frac{2}{\pi} x", "--var", r"0 \le x \le \frac{\pi}{2}", *QUICK, "--json")
+    assert r.exit_code == 0, r.output
+    (item,) = _json(r)
+    assert item["verdict"] in ("survived", "proved") and item["read_as"] == "sin(x) >= 2*x/pi"
+    r = verify("expr", r"\sin x \leq \frac{2}{\pi} x", "--var", r"0 < x < \pi", *QUICK, "--json")
+    assert r.exit_code == 1, r.output
+    cx = _json(r)[0]["counterexample"]
+    assert cx["certificate"].startswith("ball arithmetic") and 0 < Fraction(cx["vars"]["x"]) < Fraction(355, 113)
+
+
+def test_save_claim_refuses_an_existing_file_without_force(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "analysis.py").write_text("mine = 1\n")
+    r = verify("expr", "x <= 1", "--var", "x in [0, 1]", "--save-claim", "analysis.py", "--budget", "200")
+    assert r.exit_code == 2 and "the file exists; add --force" in r.stderr
+    assert (tmp_path / "analysis.py").read_text() == "mine = 1\n"
+    r = verify("expr", r"2ab^2 \le a^2 + b^4", "--var", "a, b", "--save-claim", "analysis.py", "--force", "--budget", "200")
+    assert r.exit_code == 0, r.output
+    source = (tmp_path / "analysis.py").read_text()
+    assert "Read as: 2\u00b7a\u00b7b\u00b2 \u2264 a\u00b2 + b\u2074" in source and "read_as='2*a*b**2 <= a**2 + b**4'" in source

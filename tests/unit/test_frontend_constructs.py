@@ -61,7 +61,7 @@ CONSTRUCTS = [
     (r"a \ln a - \sum_i y_i^2 \log y_i^2", lambda: a * mpmath.log(a) - sum(t * t * mpmath.log(t * t) for t in y)),
     ("a**2 + abs(b - c) + max(a, c) + exp(a) + sqrt(c) + log(b)", lambda: a**2 + abs(b - c) + max(a, c) + mpmath.exp(a) + mpmath.sqrt(c) + mpmath.log(b)),
     ("a*b/c - b**-1", lambda: a * b / c - 1 / b),
-    ("a + 1e-3 - 2.5E1", lambda: a + m(1) / 1000 - 25),
+    ("a + 10^{-3} - 2.5E1", lambda: a + m(1) / 1000 - 25),
     ("c**alpha", lambda: c ** (m(1) / 3)),
 ]
 
@@ -168,3 +168,14 @@ def test_the_prover_runs_the_printed_functions_on_jets_and_in_z3():
     polynomial = build(ExprRequest(r"a^2 + b^2 \ge 2ab", ("a, b in [-2, 2]",), (), (), None, "t"))
     proof, _ = attempt(polynomial.claim.checks()[0], ProofBudget(per_check=30))
     assert (proof.status.value, proof.method) == ("proved", "smt")
+
+
+def test_constants_reach_the_prover_as_arrays():
+    """``2 * ctx.exp(1) * v.x`` and ``ctx.pi * v.x``: a constant combined with a constant first stays a
+    0-d array of the context, so that the Jets of branch and bound meet it as an array."""
+    from verifier.proof_audit import ProofBudget, attempt
+
+    for statement in (r"2e x + \sin x \le 6x + 1", r"\sin(\pi x) \le \pi x + \frac{1}{10}"):
+        built = build(ExprRequest(statement, ("x in [0, 1]",), (), (), None, "t"))
+        proof, _ = attempt(built.claim.checks()[0], ProofBudget(per_check=30))
+        assert (proof.status.value, proof.method) == ("proved", "branch-and-bound"), (statement, proof.message)

@@ -137,7 +137,7 @@ def test_inequality_and_not_equal_constraints_are_hypotheses():
     ("|a + b <= 1", ["a, b > 0"], [], "unbalanced '|'", 1),
     ("a + d <= 1", ["a > 0"], [], "d is used but not declared", 5),
     ("abd <= 1", ["a, b > 0"], [], "d is used but not declared", 3),
-    ("eps + a <= 1", ["a > 0"], [], "eps is used but not declared", 1),
+    ("eps + a <= 1", ["a > 0"], [], "p is used but not declared (--var): eps is read as e\u00b7p\u00b7s", 2),
     ("a + b", ["a, b > 0"], [], "a relation is missing", None),
     ("a + * b <= 1", ["a, b > 0"], [], "unexpected '*'", 5),
     ("a <=", ["a > 0"], [], "the text ends too early", 5),
@@ -181,3 +181,83 @@ def test_tighten_needs_the_constant_as_a_factor_of_one_side():
         claim("a <= C + b", "a, b >= 0", tighten="C")
     with pytest.raises(ExpressionError, match="the statement has no C"):
         claim("a <= b", "a, b >= 0", tighten="C")
+
+
+# ------------------------------------------------------------------------ π, e and the reals
+def test_an_irrational_bound_is_a_hypothesis_and_the_box_a_rational_just_outside():
+    built = claim(r"\sin x > 0", r"0 < x < \pi")
+    var = variable(built, "x")
+    hi = var.hi.exact
+    assert hi > Fraction(314159265358979, 10**14) and hi - Fraction(314159265358979, 10**14) < Fraction(1, 10**11)
+    assert sympy.Rational(hi.numerator, hi.denominator) > sympy.pi  # outside the bound, never inside
+    assert hypotheses(built)["x > 0"] is True and hypotheses(built)["x < pi"] is True
+    assert "x < pi is a hypothesis" in built.claim.notes and "ctx.pi - v.x" in built.source
+
+
+@pytest.mark.parametrize("spec, lo, strict", [
+    (r"x \in (e, \pi]", sympy.E, ("x > E",)), (r"x \ge \sqrt{2}", sympy.sqrt(2), ()), (r"x > \ln 2", sympy.log(2), ("x > log(2)",)),
+])
+def test_bounds_may_be_any_real_constant(spec, lo, strict):
+    built = claim("x <= 5", spec)
+    var = variable(built, "x")
+    assert var.lo.exact < lo and lo - var.lo.exact < Fraction(1, 10**11)
+    assert [t for t, s in hypotheses(built).items() if s] == list(strict)
+
+
+def test_a_point_between_pi_and_the_box_end_is_outside_the_claim():
+    """x < π on (0, π): the box reaches a little past π, where the hypothesis (not the box) excludes x."""
+    from verifier.engine import SearchConfig, run_check
+
+    survives = claim(r"x < \pi", r"0 < x < \pi").claim.checks()[0]
+    assert run_check(survives, SearchConfig(seed=3, budget=3000)).verdict.value == "survived"
+    refuted = run_check(claim(r"\sin x \le 0.99", r"0 < x < \pi").claim.checks()[0], SearchConfig(seed=3, budget=3000))
+    assert refuted.verdict.value == "refuted" and refuted.counterexample.certificate.startswith("ball arithmetic")
+
+
+@pytest.mark.parametrize("spec, kind, shape, lo, hi, strict", [
+    (r"x \in \mathbb{R}", "real", (), -UNBOUNDED_BOX, UNBOUNDED_BOX, ()),
+    (r"x \in \mathbb{R}_{>0}", "real", (), 0, UNBOUNDED_BOX, ("x > 0",)),
+    (r"x \in \mathbb R_{\geq 0}", "real", (), 0, UNBOUNDED_BOX, ()),
+    ("x \u2208 \u211d_{<0}", "real", (), -UNBOUNDED_BOX, 0, ("x < 0",)),
+    (r"x \in \mathbb{R}_{++}", "real", (), 0, UNBOUNDED_BOX, ("x > 0",)),
+    (r"x \in \mathbb{R}^n", "vector", ("n",), -UNBOUNDED_BOX, UNBOUNDED_BOX, ()),
+    (r"x \in \mathbb{R}^{3}_{>0}", "vector", (3,), 0, UNBOUNDED_BOX, ("x > 0 entrywise",)),
+])
+def test_the_reals_as_papers_write_them(spec, kind, shape, lo, hi, strict):
+    statement = r"\sum_i x_i <= 1" if kind == "vector" else "x <= 1"
+    built = claim(statement, spec)
+    var = variable(built, "x")
+    assert var.shape == shape and (var.lo.exact, var.hi.exact) == (lo, hi)
+    assert [t for t, s in hypotheses(built).items() if s] == list(strict)
+
+
+@pytest.mark.parametrize("spec, message", [
+    (r"x \in \mathbb{R}_+", "reads two ways"),
+    (r"x \in \mathbb{R}^+", "reads two ways"),
+    (r"x \in \mathbb{Z}", "integer, rational and complex variables are not read"),
+    (r"x \in \mathbb{R}^{n \times m}", "matrices"),
+    (r"x \in \mathbb{R}_{\ne 0}", "cannot read the subscript"),
+])
+def test_sets_of_the_reals_that_are_not_read_are_named(spec, message):
+    with pytest.raises(ExpressionError) as info:
+        claim("x <= 1", spec)
+    assert message in str(info.value) and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("names", [("dims", "params"), ("ctx", "v"), ("claim", "Fraction"), ("lambda", "Values")])
+def test_a_declared_name_never_meets_an_internal_one(names):
+    """``v.dims`` is the claim's dimensions, not a variable named dims: such names are read as v["dims"]."""
+    from verifier.engine import SearchConfig, run_check
+
+    first, second = names
+    built = claim(rf"{first} + {second} \le 2", f"{first}, {second} in [0, 1]")
+    result = run_check(built.claim.checks()[0], SearchConfig(seed=1, budget=500))
+    assert result.verdict.value == "survived", result.message
+    wrong = run_check(claim(rf"{first} + {second} \le 1.5", f"{first}, {second} in [0, 1]").claim.checks()[0],
+                      SearchConfig(seed=1, budget=2000))
+    assert wrong.verdict.value == "refuted"
+
+
+def test_a_statement_with_no_variable_is_refused():
+    with pytest.raises(ExpressionError, match="nothing varies"):
+        claim(r"\pi < 4")

@@ -285,7 +285,7 @@ def search_options(fn):
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON list to stdout.")
     @functools.wraps(fn)
     def wrapper(**kw):
-        if kw["force"] and not kw["save"]:
+        if kw["force"] and not kw["save"] and not kw.get("save_path"):  # verify expr: --save-claim FILE --force
             raise UsageFailure("--force only applies with --save")
         if not takes_jobs:  # commands written before --jobs existed run with one job
             kw.pop("jobs", None)

@@ -25,7 +25,7 @@ from .formal import _emit, tightened
               help="Estimate the best value of the free constant C in 'lhs <= C g' (or >=), as `verify tighten` does.")
 @click.option("--rounds", type=ROUNDS, default=6, show_default=True, help="With --tighten: rounds that move the constant.")
 @click.option("--save-claim", "save_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write the claim as a pack module FILE.py (then `verify lock --pack FILE.py`).")
+              help="Write the claim as a pack module FILE.py (then `verify lock --pack FILE.py`); an existing file only with --force.")
 @click.option("--id", "claim_id", default=None, help="The claim's id (default: the --save-claim file's name, else expr-HASH).")
 @search_options
 @prove_options
@@ -41,15 +41,17 @@ def expr_cmd(statement, variables, dims, where, constant, rounds, save_path, cla
     """
     # imported here, not at the top: the grammar's tables cost every other `verify` command 0.3 s at start
     from ..frontend import ExpressionError, ExprRequest, build
-    from ..frontend.save import SaveError, claim_id_for, save_claim_module
+    from ..frontend.save import SaveError, check_save_path, claim_id_for, save_claim_module
 
     if save and save_path is None:
         raise UsageFailure("--save needs --save-claim FILE.py: `verify replay FILE --pack FILE.py` finds the claim there")
     try:
+        if save_path is not None:
+            check_save_path(save_path, force)
         request = ExprRequest(statement, variables, dims, where, constant, claim_id_for(claim_id, save_path))
         built = build(request)
         if save_path is not None:
-            save_claim_module(save_path, built)
+            save_claim_module(save_path, built, force)
     except (ExpressionError, SaveError) as exc:
         raise UsageFailure(str(exc)) from None
     if save_path is not None:
@@ -64,5 +66,5 @@ def expr_cmd(statement, variables, dims, where, constant, rounds, save_path, cla
     checks = claim.checks()
     if constant:
         _emit(as_json, tightened(checks, config, rounds), formal_report.dumps_tighten, formal_report.print_tighten, claim)
-    run = audit_and_report([(claim, checks)], config, save, store_dir, as_json, force, proofs)
+    run = audit_and_report([(claim, checks)], config, save, store_dir, as_json, force and save, proofs)
     sys.exit(run.exit_code)

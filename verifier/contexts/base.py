@@ -46,6 +46,16 @@ class Context:
     def scalar(self, value: Fraction) -> Any:
         raise NotImplementedError
 
+    @property
+    def pi(self) -> Any:
+        """π in this context's numbers: float64's nearest double, mpmath's or a ball's at the
+        context's precision, sympy's exact symbol.  The exact context has no rational π and
+        raises :class:`NotRational` (a certificate then decides in balls, or by sympy)."""
+        return self._named_constant("pi")
+
+    def _named_constant(self, name: str) -> Any:
+        raise NotImplementedError
+
     def convert(self, data: dict) -> dict:
         """A candidate's variables (exact rationals or floats) as this context's numbers.
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -31,6 +32,9 @@ class FloatContext(Context):
 
     def scalar(self, value):
         return float(value)
+
+    def _named_constant(self, name):
+        return {"pi": math.pi, "e": math.e}[name]
 
     def _function(self, row, x):
         # outside a function's domain float64 gives nan or inf, as the search expects: no warning

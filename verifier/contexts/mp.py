@@ -69,4 +69,4 @@ class MPContext(_ObjectContext):
 
     @staticmethod
     def _constant(name):
-        return {"pi": mpmath.pi, "e": mpmath.e}[name]
+        return +{"pi": mpmath.pi, "e": mpmath.e}[name]  # an mpf at the ambient precision

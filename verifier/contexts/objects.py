@@ -57,7 +57,24 @@ class Numbers(np.ndarray):
             result = getattr(ufunc, method)(*args, **kwargs)
         if type(result) is np.ndarray and result.dtype == object:
             return result.view(type(self) if type(self) is not Numbers else ctx._numbers)
+        if method == "__call__" and ufunc in _ARITHMETIC:
+            return _zero_d(result, type(self) if type(self) is not Numbers else ctx._numbers)
         return ctx.wrap(result)
+
+
+#: ufuncs whose result is a number of the context (comparisons give truth values, left as they are)
+_ARITHMETIC = {np.add, np.subtract, np.multiply, np.true_divide, np.negative, np.positive, np.absolute, np.power, np.matmul}
+
+
+def _zero_d(number, cls):
+    """Arithmetic on 0-d arrays (``2 * ctx.pi``, ``ctx.const("1/2") - 1``) gives numpy a bare number;
+    it stays a 0-d array of the context, so that it meets the next operand as an array does (a
+    prover's Jet does not know numpy arrays: ``Jet - array`` would fail where ``array - array`` works)."""
+    if isinstance(number, np.ndarray):
+        return number.view(cls) if number.dtype == object else number
+    out = np.empty((), dtype=object)
+    out[()] = number
+    return out.view(cls)
 
 
 def _context_operator(ufunc, fallback, reflected=False):
@@ -80,6 +97,8 @@ def _context_operator(ufunc, fallback, reflected=False):
         result = ufunc(other, mine) if reflected else ufunc(mine, other)
         if type(result) is np.ndarray and result.dtype == object:
             return result.view(cls)
+        if ufunc in _ARITHMETIC:
+            return _zero_d(result, cls)
         return cls.context.wrap(result)
 
     return operator
@@ -92,7 +111,7 @@ def _context_unary(ufunc):
         result = ufunc(self.view(np.ndarray))
         if type(result) is np.ndarray and result.dtype == object:
             return result.view(type(self))
-        return type(self).context.wrap(result)
+        return _zero_d(result, type(self))
 
     return operator
 
@@ -384,7 +403,13 @@ class _ObjectContext(Context):
         return out
 
     def _constant(self, name: str):
-        raise NotRational(f"{name} is irrational")
+        raise self.unavailable_error(f"{name} is irrational: the {self.name} context has no exact form of it")
+
+    def _named_constant(self, name: str):
+        """A 0-d array of the constant (so that ``ctx.pi * Fraction(1, 3)`` lifts like any operand)."""
+        with self.precision():
+            number = self._convert(self._constant(name))
+        return self.wrap(np.asarray(number, dtype=object))
 
 
 def _ratio_text(v) -> str:

@@ -197,6 +197,10 @@ class CoqContext(_ObjectContext):
     def abs(self, x):
         return self._elementwise(lambda a: abs(lift(a)), x)
 
+    def _constant(self, name):
+        # ctx.pi: Coq's reals have PI, but no term here writes it yet; the exporter names what it lacks
+        raise NotImplementedError(f"the constant {name}")
+
     def _function(self, name):
         coq = COQ_FUNCTIONS[name]
         return lambda x: self._elementwise(lambda a: Term(coq, (lift(a),), _rational_value(coq, lift(a).exact)), x)

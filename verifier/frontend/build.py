@@ -15,11 +15,14 @@ from fractions import Fraction
 import sympy
 
 from ..claims import Claim, ClaimDefinitionError
+from ..reporters.reading import reading_text
 from .consistency import check_satisfiable
 from .constraints import DerivedSolution, SetSolution, solve_equalities
-from .ctxcode import CtxPrinter, NotExpressible
-from .declarations import UNBOUNDED_BOX, Declarations, Declared, parse_declarations
-from .errors import ExpressionError
+from .ctxcode import CtxPrinter, NotExpressible, variable_access
+from .declarations import parse_declarations
+from .errors import ExpressionError, shorten
+from .names import UNBOUNDED_BOX, Declarations, Declared
+from .sizes import MAX_EXPANSION_TERMS, expansion_terms, largest_expansion
 from .translate import Relation, Scope, read
 
 RELATION_TEXT = {"<=": "\u2264", "<": "<", ">=": "\u2265", ">": ">", "==": "=", "!=": "\u2260"}
@@ -68,6 +71,9 @@ def _quote(text: str) -> str:
 def build(request: ExprRequest) -> ExprClaim:
     """The claim of a request, or an :class:`ExpressionError` naming the input at fault."""
     decl = parse_declarations(request.variables, request.dims)
+    if not decl.variables:
+        raise ExpressionError("no variable is declared: nothing varies, so there is nothing to search (--var 'x in [0, 1]')",
+                              request.statement, None)
     free = (request.tighten,) if request.tighten else ()
     scope = Scope(decl, free)
     statement = read(request.statement, scope)
@@ -87,6 +93,8 @@ def build(request: ExprRequest) -> ExprClaim:
         for rel in where.relations:
             (equalities if rel.relation == "==" else inequalities).append((rel, spec))
     _check_used(decl, used, request)
+    for rel, spec in equalities:
+        _check_expansion(rel, spec)
     solutions = solve_equalities(equalities, decl, scope)
     writer = _ModuleWriter(request, decl, solutions, statement.relations, inequalities)
     source = writer.module()
@@ -99,6 +107,23 @@ def build(request: ExprRequest) -> ExprClaim:
         raise
     check_satisfiable(claim, request)
     return ExprClaim(claim, source, tuple(writer.notes), writer.homogeneous, request.tighten)
+
+
+def reading(rel: Relation) -> str:
+    """A relation as it was read, in Python syntax (sympy's): what the claim's sides compute."""
+    return f"{sympy.sstr(rel.lhs)} {rel.relation} {sympy.sstr(rel.rhs)}"
+
+
+def _check_expansion(rel: Relation, spec: str) -> None:
+    """An equality is solved by expanding it: refused first when the expansion is out of all proportion."""
+    terms, worst = largest_expansion(rel.lhs - rel.rhs)
+    if terms > MAX_EXPANSION_TERMS:
+        raise ExpressionError(f"{shorten(sympy.sstr(worst), 60)} expands to {_count(expansion_terms(worst))} terms, more than "
+                              f"{MAX_EXPANSION_TERMS:,}: an equality is solved by expanding it", spec, None, f"--where {spec!r}")
+
+
+def _count(terms: int) -> str:
+    return f"{terms:,}" if terms < 10**15 else f"about 10^{len(str(terms)) - 1}"
 
 
 def load_claim(source: str) -> Claim:
@@ -221,22 +246,33 @@ class _ModuleWriter:
         return f"Derived({', '.join(args)})"
 
     def _strict(self, var: Declared) -> list[str]:
-        """``a > 0``: the bound is the variable's ``lo``, the strictness a hypothesis checked exactly."""
+        """A bound the box cannot state exactly, as a hypothesis checked in every certificate: a strict
+        one (``a > 0``: the box's ``lo`` is 0) and an irrational one (``x < \\pi``: the box is cut at a
+        rational just outside it)."""
         out = []
-        value = f"v.{var.py}" if not var.is_vector else None
+        value = variable_access(var.py) if not var.is_vector else None
         for end, rel in (("lo", ">"), ("hi", "<")):
-            if not getattr(var, f"{end}_strict"):
+            strict = getattr(var, f"{end}_strict")
+            exact = getattr(var, f"{end}_exact")
+            if not strict and exact is None:
                 continue
             bound = getattr(var, end)
-            q = _frac(bound)
             reduce = "ctx.min_all" if end == "lo" else "ctx.max_all"
-            x = value if value else f"{reduce}(v.{var.py})"
-            margin = f"{x} - {_const(bound)}" if end == "lo" else f"{_const(bound)} - {x}"
-            if bound == 0:
+            x = value if value else f"{reduce}({variable_access(var.py)})"
+            if exact is not None:
+                edge, shown = self.code(exact, f"the bound of {var.name}"), sympy.sstr(exact)
+                self.notes.append(f"{var.name} {rel if strict else rel + '='} {shown} is a hypothesis, decided exactly in every "
+                                  f"certificate; the search box is cut at {_frac(bound)}, a rational just outside it.")
+            else:
+                edge, shown = _const(bound), _frac(bound)
+            edge = f"({edge})" if " " in edge else edge
+            margin = f"{x} - {edge}" if end == "lo" else f"{edge} - {x}"
+            if exact is None and bound == 0:
                 margin = x if end == "lo" else f"-{x}"
-            text = f"{var.name} {rel} {q}" + (" entrywise" if var.is_vector else "")
+            sign = rel if strict else {">": "\u2265", "<": "\u2264"}[rel]
+            text = f"{var.name} {sign} {shown}" + (" entrywise" if var.is_vector else "")
             self.imports.add("Hypothesis")
-            out.append(f"Hypothesis({_py_string(text)}, lambda ctx, v: {margin}, strict=True)")
+            out.append(f"Hypothesis({_py_string(text)}, lambda ctx, v: {margin}{', strict=True' if strict else ''})")
         return out
 
     def _box_note(self, boxed: list[Declared]) -> None:
@@ -277,8 +313,10 @@ class _ModuleWriter:
                 lhs_expr, relation, rhs_expr, lhs_text, rhs_text = self._tighten_form(rel)
             name = str(k + 1) if many else "main"
             lhs, rhs = self.code(lhs_expr, "the left-hand side"), self.code(rhs_expr, "the right-hand side")
+            read_as = f"{sympy.sstr(lhs_expr)} {relation} {sympy.sstr(rhs_expr)}"
             out.append(
                 f"Part({name!r}, relation={relation!r}, statement={_py_string(rel.text)},\n"
+                f"             read_as={read_as!r},\n"
                 f"             lhs_text={_py_string(lhs_text)}, rhs_text={_py_string(rhs_text)},\n"
                 f"             lhs=lambda ctx, v: {lhs},\n"
                 f"             rhs=lambda ctx, v: {rhs})")
@@ -295,6 +333,8 @@ class _ModuleWriter:
         if len(holding) != 1:
             raise ExpressionError(f"--tighten {c}: {c} must appear on one side only", self.request.statement, None)
         i = holding[0]
+        if expansion_terms(sides[i][0]) > MAX_EXPANSION_TERMS:
+            raise ExpressionError(f"--tighten {c}: that side expands to more than {MAX_EXPANSION_TERMS:,} terms", self.request.statement, None)
         expr = sympy.expand(sides[i][0])
         g = sympy.simplify(expr / c)
         if g.has(c) or sympy.simplify(expr - c * g) != 0:
@@ -319,7 +359,7 @@ class _ModuleWriter:
         notes = " ".join(self.notes)
         latex = _latex(req.statement, self.relations)
         uses_fraction = any("Fraction(" in s for s in variables + hypotheses + parts)
-        lines = [_docstring(req, self.notes), ""]
+        lines = [_docstring(req, self.notes, [reading_text(reading(rel)) for rel in self.relations]), ""]
         if uses_fraction:
             lines.append("from fractions import Fraction\n")
         lines.append(f"from verifier import {', '.join(sorted(self.imports))}")
@@ -369,8 +409,9 @@ def _latex(statement: str, relations) -> str:
     return out
 
 
-def _docstring(req: ExprRequest, notes) -> str:
-    body = [req.statement, "", "Written by `verify expr` from the command", "", "    " + req.command(), ""]
+def _docstring(req: ExprRequest, notes, readings) -> str:
+    body = [req.statement, "", "Read as: " + ";  ".join(readings), "", "Written by `verify expr` from the command", "",
+            "    " + req.command(), ""]
     if notes:
         body += [*notes, ""]
     body += ["Lock it with `verify lock --pack THIS_FILE.py`; `verify check` then replays it in CI.", ""]
@@ -392,6 +433,9 @@ def _homogeneity(decl: Declarations, relations, inequalities, solutions) -> int 
     for v in decl.variables:
         if not (("lo" in v.boxed or v.lo == 0) and ("hi" in v.boxed or v.hi == 0)):
             return None
+    if any(expansion_terms(side) > MAX_EXPANSION_TERMS for rel in list(relations) + [r for r, _ in inequalities]
+           for side in (rel.lhs, rel.rhs)):
+        return None  # too large to simplify: no claim of homogeneity, so the notes say nothing
     t = sympy.Symbol("_t", positive=True)
     scale = {sympy.Symbol(v.py, real=True): t * sympy.Symbol(v.py, real=True) for v in decl.variables}
     degree = None

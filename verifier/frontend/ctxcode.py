@@ -14,10 +14,12 @@ v.y[:, None, :]`` and each reduction folds the last axis.
 
 from __future__ import annotations
 
+import keyword
 from dataclasses import dataclass
 
 import sympy
 
+from ..claims import Values
 from .translate import OPAQUE, IndexMax, IndexMin
 
 #: sympy function -> ctx method (one argument)
@@ -65,6 +67,8 @@ class CtxPrinter:
             return f'ctx.const("{e.p}/{e.q}")', _ATOM
         if e is sympy.E:
             return "ctx.exp(1)", _ATOM
+        if e is sympy.pi:
+            return "ctx.pi", _ATOM
         if e.is_Symbol:
             return self._symbol(e, idx), _ATOM
         if isinstance(e, sympy.Indexed):
@@ -89,8 +93,6 @@ class CtxPrinter:
             return f"ctx.{CTX_FUNCTIONS[func]}({self._print(e.args[0], idx)[0]})", _ATOM
         if getattr(func, "__name__", None) in OPAQUE:
             return f"ctx.{func.__name__}({self._print(e.args[0], idx)[0]})", _ATOM
-        if e is sympy.pi:
-            raise NotExpressible("pi (no ctx constant holds it exactly)")
         raise NotExpressible(f"{e} ({type(e).__name__})")
 
     def _symbol(self, s, idx):
@@ -100,7 +102,7 @@ class CtxPrinter:
                 self.helpers.add("index_values")
                 return f"index_values(ctx, {ix.size}, {k}, {len(idx)})"
         if name in self.scalars:
-            return f"v.{name}" + _spread(len(idx))
+            return variable_access(name) + _spread(len(idx))
         if name in self.dims:  # a context number: 1/n is then exact (1/3), not Python's float
             return f'ctx.const(v.dims["{name}"])'
         raise NotExpressible(f"the symbol {name}")
@@ -112,11 +114,11 @@ class CtxPrinter:
             if ix.symbol == i:
                 axes = ["None"] * len(idx)
                 axes[k] = ":"
-                return f"v.{base}" + ("" if len(idx) == 1 else f"[:, {', '.join(axes)}]")
+                return variable_access(base) + ("" if len(idx) == 1 else f"[:, {', '.join(axes)}]")
         if i.is_Integer:
-            return f"v.{base}[:, {int(i) - 1}]" + _spread(len(idx))
+            return f"{variable_access(base)}[:, {int(i) - 1}]" + _spread(len(idx))
         if i.is_Symbol and i.name in self.dims:
-            return f"v.{base}[:, -1]" + _spread(len(idx))
+            return f"{variable_access(base)}[:, -1]" + _spread(len(idx))
         raise NotExpressible(f"the index {i} of {base}")
 
     def _add(self, e, idx):
@@ -227,6 +229,14 @@ class CtxPrinter:
         if size.is_Symbol and size.name in self.dims:
             return f'v.dims["{size.name}"]'
         raise NotExpressible(f"the range {size}")
+
+
+def variable_access(name: str) -> str:
+    """How claim code reads a variable: ``v.x``, or ``v["dims"]`` for a name that ``v`` itself uses
+    (its ``dims`` and ``params``): the name a user declares never meets an internal one."""
+    if name.isidentifier() and not keyword.iskeyword(name) and not hasattr(Values, name):
+        return f"v.{name}"
+    return f"v[{name!r}]"
 
 
 def _fraction_source(e) -> str:

@@ -49,4 +49,5 @@ def base_fields(check: Check, dps: int) -> dict:
         statement=check.part.statement or check.claim.statement,
         reading_summary=check.reading.summary,
         relation=check.part.relation,
+        read_as=check.part.read_as,
     )

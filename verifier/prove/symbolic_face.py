@@ -121,6 +121,10 @@ class GuidedContext(_ObjectContext):
         a, p = self._convert(a), self._convert(p)
         return Guided(SYMBOLIC._one(POWER)(a.e, p.e), self.jets._power2(a.j, p.j))
 
+    def _constant(self, name):
+        # ctx.pi: sympy's exact constant beside the Jets' enclosure of it
+        return Guided(SYMBOLIC._constant(name), self.jets._convert(self.jets._constant(name)))
+
     def precision(self):
         return self.jets.precision()
 

@@ -46,6 +46,7 @@ def result_to_dict(r: CheckResult, saved: Mapping[tuple, str] | None = None, uns
         "kind": r.kind,
         "title": r.title,
         "statement": r.statement,
+        "read_as": r.read_as or None,
         "relation": r.relation,
         "verdict": r.verdict.value,
         "certified": r.certified,
@@ -119,6 +120,7 @@ def claim_to_dict(claim: Claim) -> dict:
             for v in claim.variables
         ],
         "hypotheses": [h.text for h in claim.hypotheses],
-        "parts": [{"name": p.name, "statement": p.statement, "relation": p.relation, "latex": p.latex} for p in claim.parts],
+        "parts": [{"name": p.name, "statement": p.statement, "read_as": p.read_as or None, "relation": p.relation, "latex": p.latex}
+                  for p in claim.parts],
         "readings": [{"name": r.name, "summary": r.summary, "parts": list(r.parts) if r.parts else None} for r in claim.readings],
     }

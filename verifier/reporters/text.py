@@ -14,6 +14,7 @@ from ..domains import kind_text
 from ..results import CheckResult, Counterexample, ProofStatus, StopReason, Verdict
 from .numbers import fmt
 from .proof_text import proof_phrase, proof_sentence, shown_verdict
+from .reading import reading_text
 
 STYLE = {
     Verdict.REFUTED: ("REFUTED", "bold red"),
@@ -90,6 +91,8 @@ def render_result(r: CheckResult, claim: Claim | None = None, saved: Mapping[tup
     parts.append(head)
     if r.statement:
         parts.append(Text(r.statement, style="italic"))
+    if r.read_as:  # what was checked, beside what was typed: a misreading shows here
+        parts.append(Text(f"read as: {reading_text(r.read_as)}"))
     if r.reading_summary and claim is not None and len(claim.readings) > 1:
         parts.append(Text(f"reading '{r.reading}': {r.reading_summary}", style="dim"))
     part = None
@@ -193,7 +196,9 @@ def print_claim(console: Console, claim: Claim) -> None:
     for h in claim.hypotheses:
         console.print(f"hypothesis: {h.text}")
     for p in claim.parts:
-        console.print(f"part {p.name}: {p.statement or p.lhs_text + ' ' + RELATIONS[p.relation] + ' ' + p.rhs_text}")
+        console.print(Text(f"part {p.name}: {p.statement or p.lhs_text + ' ' + RELATIONS[p.relation] + ' ' + p.rhs_text}"))
+        if p.read_as:
+            console.print(Text(f"  read as: {reading_text(p.read_as)}"))
     for r in claim.readings:
         scope = f" (parts {', '.join(r.parts)})" if r.parts else ""
         console.print(f"reading {r.name}{scope}: {r.summary}")

@@ -253,6 +253,7 @@ def _base(check: Check, config: SearchConfig) -> dict:
         statement=check.part.statement or check.claim.statement,
         reading_summary=check.reading.summary,
         relation=check.part.relation,
+        read_as=check.part.read_as,
     )
 
 
