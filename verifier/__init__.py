@@ -8,7 +8,7 @@ Public API for stating claims::
 
 from ._version import __version__
 from .claims import Check, Claim, ClaimDefinitionError, Dim, Hypothesis, Matrix, Part, ProofDomain, Reading, Scalar, Variable, Vector
-from .domains import Derived, DoublyStochastic, Ordered, Orthogonal, Simplex, Sphere, Stochastic, UnitVector
+from .kinds import Derived, DoublyStochastic, Ordered, Orthogonal, Simplex, Sphere, Stochastic, UnitVector
 from .results import CheckResult, Counterexample, RunResult, Verdict
 
 __all__ = [

@@ -93,7 +93,7 @@ class Variable:
     upper_text: str = ""
     description: str = ""
     #: the set the variable lies on when it is not a box (a simplex, a sphere, ...): a
-    #: :class:`verifier.domains.Domain`, whose membership joins the check's hypotheses
+    #: :class:`verifier.kinds.Kind`, whose membership joins the check's hypotheses
     domain: Any = None
 
     def __post_init__(self):
@@ -120,7 +120,9 @@ class Variable:
 
     @property
     def depends_on(self) -> tuple[str, ...]:
-        return tuple(x for x in (self.near, self.radius) if x)
+        """The variables this one is stated through (a relation's centre and radius, a ball's)."""
+        own = tuple(x for x in (self.near, self.radius) if x)
+        return own + (self.domain.depends_on() if self.domain is not None else ())
 
     def concrete_shape(self, dims: Mapping[str, int]) -> tuple[int, ...]:
         return tuple(s if isinstance(s, int) else dims[s] for s in self.shape)
@@ -524,7 +526,7 @@ class Check:
         """Stated hypotheses plus the relations built into the variables' domains."""
         out = list(self.claim.hypotheses) + list(self.reading.extra_hypotheses) + list(self.part.hypotheses)
         for var in self.variables:
-            out.extend(_domain_hypotheses(var))
+            out.extend(domain_hypotheses(var))
         return tuple(out)
 
     def values(self, data: Mapping[str, Any], dims: Mapping[str, int]) -> Values:
@@ -548,7 +550,7 @@ class Check:
             raise FloatLiteralError(f"claim {self.claim.id} part {self.part.name} ({where}): {exc}") from None
 
 
-def _domain_hypotheses(var: Variable) -> list[Hypothesis]:
+def domain_hypotheses(var: Variable) -> list[Hypothesis]:
     out = []
     if var.lo is not None:
         out.append(Hypothesis(f"{var.name} \u2265 {var.lo:g}", lambda ctx, v, n=var.name, lo=var.lo: ctx.min_all(v[n]) - ctx.const(lo.exact)))

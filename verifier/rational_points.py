@@ -1,7 +1,7 @@
 """Simple rational points near a float point, on every variable's set.
 
 A certificate sees exact inputs, so a constrained variable must lie *exactly* on its set;
-each kind moves a point onto its set in rationals itself (:mod:`verifier.domains`), and
+each kind moves a point onto its set in rationals itself (:mod:`verifier.kinds`), and
 :func:`verifier.sampling.exactify` applies those maps to a float candidate.
 
 Near-ties: a strict claim whose only equality point is ``a = b = c = 1/3`` is never refuted
@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import itertools
 import math
-from fractions import Fraction
 
 import numpy as np
 from flint import fmpq, fmpz_mat
 
 from .contexts import ExactContext, FloatContext, to_fraction
-from .domains import cayley, domain_of, inverse_stereographic, is_derived, q
+from .kinds import domain_of, is_derived
 from .sampling import Sampler, batch_fastest, exactify, project
 
 #: denominators tried around a near-tie, smallest first (each a rung of convergents)
@@ -300,7 +299,7 @@ DERIVED_PROBES = 32
 
 
 def refuse_irrational_derived(check, seed: int = 0) -> None:
-    """Raise :class:`~verifier.domains.IrrationalDerivedValue` before a search whose derived
+    """Raise :class:`~verifier.kinds.IrrationalDerivedValue` before a search whose derived
     variables leave the rationals at a sampled point, so a true claim fails as clearly as a
     false one, at once."""
     if not any(is_derived(v) for v in check.variables):
@@ -316,4 +315,4 @@ def refuse_irrational_derived(check, seed: int = 0) -> None:
 
 
 __all__ = ["nearby_simple_points", "rounded_in_charts", "is_new_near_tie", "try_near_tie", "try_nearby_simple_rationals", "refuse_irrational_derived",
-           "inverse_stereographic", "cayley", "q", "Fraction"]
+           "common_denominator", "limit_denominators", "DENOMINATORS"]

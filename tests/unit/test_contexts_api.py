@@ -15,7 +15,7 @@ from verifier.certify import Certifier
 from verifier.claims import Claim, ClaimDefinitionError, Part, Scalar, Vector
 from verifier.claims import Dim
 from verifier.contexts import (
-    FUNCTIONS, BallContext, DomainError, ExactContext, FloatContext, MPContext, SymbolicContext, to_fraction,
+    FUNCTIONS, BallContext, FunctionDomainError, ExactContext, FloatContext, MPContext, SymbolicContext, to_fraction,
 )
 from verifier.engine import SearchConfig, run_check
 
@@ -175,7 +175,7 @@ def test_every_context_says_undefined_the_same_way(name, value):
         out = _call(f, name, np.array([float(value)]))
     assert np.isnan(out[0]) or (name == "log" and value == 0 and np.isneginf(out[0]))
     for ctx in (MPContext(30), ExactContext(), BallContext(100), SymbolicContext()):
-        with ctx.precision(), pytest.raises(DomainError):
+        with ctx.precision(), pytest.raises(FunctionDomainError):
             _call(ctx, name, ctx.convert({"x": [value]})["x"])
 
 

@@ -11,7 +11,7 @@ from ..engine import SearchConfig
 from ..executor import forks_safely, make_executor
 from ..isolation import call_apart, forking_available
 from ..proof_audit import PROOF_GRACE
-from ..prove import METHODS, BoundedDomainError, DomainError, MethodError, make_domain, parse_boxes, parse_dims, prove
+from ..prove import METHODS, BoundedDomainError, MethodError, ProofBoxError, make_proof_box, parse_boxes, parse_dims, prove
 from ..reporters import formal_report
 from ..reporters.progress import proving_status
 from ..tighten import NotTightenable, tighten
@@ -90,12 +90,12 @@ def prove_cmd(claim_id, dims_text, boxes, reading, part, method, time_limit, dps
     try:
         dims = parse_dims(dims_text)
         default, named = parse_boxes(boxes)
-        domains = [make_domain(c, dims, default, named) for c in checks]
+        domains = [make_proof_box(c, dims, default, named) for c in checks]
         proofs = []
         with make_executor(jobs) as executor:
             for c, d in zip(checks, domains):
                 with proving_status(err_console(), c, time_limit):
                     proofs.append(_proved_apart(c, d, method, time_limit, dps, executor))
-    except (DomainError, MethodError, BoundedDomainError) as exc:
+    except (ProofBoxError, MethodError, BoundedDomainError) as exc:
         raise UsageFailure(str(exc)) from None
     _emit(as_json, proofs, formal_report.dumps_proofs, formal_report.print_proofs, claim)

@@ -18,7 +18,7 @@ class BallContext(_ObjectContext):
 
     Every value is a ball guaranteed to contain the exact result.  ``max``/``min`` are
     computed from the balls' endpoints, so they are enclosures too.  A ball wholly outside
-    a function's domain raises :class:`DomainError`; one straddling its edge gives a nan
+    a function's domain raises :class:`FunctionDomainError`; one straddling its edge gives a nan
     ball, which no certificate accepts.
     """
 

@@ -7,7 +7,7 @@ from fractions import Fraction
 import numpy as np
 
 from .base import Context
-from .errors import DomainError, FloatLiteralError, NotRational
+from .errors import FunctionDomainError, FloatLiteralError, NotRational
 from .table import BY_NAME, Scalars, power_int
 from .values import Bound, _integral, exact_decimal, to_fraction
 
@@ -362,7 +362,7 @@ class _ObjectContext(Context):
 
         def checked(a):
             if outside(a):
-                raise DomainError(f"{name} is undefined at {a}")
+                raise FunctionDomainError(f"{name} is undefined at {a}")
             return form(a)
 
         return checked

@@ -30,7 +30,7 @@ import scipy.special
 import sympy
 from flint import arb, fmpq
 
-from .errors import NotRational
+from .errors import FunctionDomainError, NotRational
 
 
 @dataclass(frozen=True)
@@ -184,9 +184,7 @@ def power_int(a, k: int):
 
 
 def _undefined_power(a):
-    from .errors import DomainError
-
-    return DomainError(f"power with a non-integer exponent is undefined at {a}")
+    return FunctionDomainError(f"power with a non-integer exponent is undefined at {a}")
 
 
 def _mp_power(a, p):

@@ -28,7 +28,7 @@ from fractions import Fraction
 from flint import arb, fmpq
 from flint import ctx as flint_ctx
 
-from ..contexts import BallContext, DomainError, to_fraction
+from ..contexts import BallContext, FunctionDomainError, to_fraction
 from ..contexts.table import BY_NAME, Scalars
 
 ZERO = arb(0)
@@ -568,7 +568,7 @@ class JetContext(BallContext):
         return self._apply(lambda j: self.frame.cached((row.name, id(j)), lambda: self._new_jet(row, j), j), x, reuse=False)
 
     def _new_jet(self, row, j):
-        form = self._one(row)  # the ball form: raises DomainError where the whole box is outside the domain
+        form = self._one(row)  # the ball form: raises FunctionDomainError where the whole box is outside the domain
         e = j.enclosure()
         if row.domain is not None and not self._inside(row.domain, e):
             return self._partly_defined(row, j, e)
@@ -623,7 +623,7 @@ class JetContext(BallContext):
         ea, ep = a.enclosure(), p.enclosure()
         if p.g is None and ep.is_exact() and ep.is_integer():  # a constant integer exponent: exact products
             return self._power_int(a, int(ep.unique_fmpz()))
-        form = self._one(POWER)  # raises DomainError where the whole box is outside (a < 0, or a <= 0 with p <= 0)
+        form = self._one(POWER)  # raises FunctionDomainError where the whole box is outside (a < 0, or a <= 0 with p <= 0)
         positive = bool(ep > 0)
         inside = bool(ea > 0) or (positive and bool(ea >= 0))
         if bool(ea < 0) or (not positive and bool(ea <= 0)):
@@ -751,7 +751,7 @@ def _clamp(x: arb, bounds) -> arb:
     return x
 
 
-class PartlyDefined(DomainError):
+class PartlyDefined(FunctionDomainError):
     """A function's argument crosses the edge of its domain on the box, and no hypothesis
     excludes the part outside.  ``guide``: the argument's gradient (where to split)."""
 

@@ -16,7 +16,7 @@ from fractions import Fraction
 import numpy as np
 import sympy
 
-from ..contexts import SYMBOLIC, DomainError, _ObjectContext
+from ..contexts import SYMBOLIC, FunctionDomainError, _ObjectContext
 from ..contexts.table import BY_NAME
 
 POWER = BY_NAME["power"]
@@ -142,5 +142,5 @@ def vanishes_identically(problem, face, entry: int) -> bool:
         _, margins = problem.evaluate(ctx, problem.data(ctx, values))
         expr = margins[entry].e
         return sympy.simplify(sympy.expand(expr)) == 0
-    except (Undecided, ZeroDivisionError, ValueError, TypeError, DomainError):
+    except (Undecided, ZeroDivisionError, ValueError, TypeError, FunctionDomainError):
         return False

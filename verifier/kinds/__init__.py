@@ -1,0 +1,24 @@
+"""Constrained variable kinds: sets a variable lies on that are not boxes.
+
+One module per family of kinds, each owning its set, its samples, its exact points and
+charts, and its proof map (:mod:`.base` says what a kind answers).  A new kind is a class
+(and its factory) in a module of its own, and its line here.
+"""
+
+from .base import Chart, ChartAtlas, Kind, NoChart, ProofMap
+from .derived import Derived, DerivedValue, IrrationalDerivedValue
+from .doubly_stochastic import DoublyStochastic, DoublyStochasticMatrix
+from .ordered import Ordered, OrderedEntries
+from .orthogonal import Orthogonal, OrthogonalMatrix
+from .simplex import Simplex, SimplexRows, Stochastic, StochasticRows
+from .sphere import EuclideanSphere, Sphere, UnitSphere, UnitVector
+from .variables import domain_of, is_derived, kind_text, membership_errors, variable_kinds
+
+#: the factories a claim states its variables with (``verifier`` exports them)
+FACTORIES = ("Simplex", "Stochastic", "DoublyStochastic", "UnitVector", "Sphere", "Ordered", "Orthogonal", "Derived")
+
+__all__ = list(FACTORIES) + [
+    "Kind", "Chart", "ChartAtlas", "NoChart", "ProofMap", "IrrationalDerivedValue", "DerivedValue", "DoublyStochasticMatrix",
+    "OrderedEntries", "OrthogonalMatrix", "SimplexRows", "StochasticRows", "EuclideanSphere", "UnitSphere",
+    "domain_of", "is_derived", "kind_text", "membership_errors", "variable_kinds",
+]
