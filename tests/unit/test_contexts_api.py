@@ -193,7 +193,7 @@ def test_exact_special_values_are_rational():
     ctx = ExactContext()
     zero, one = ctx.convert({"x": [0]})["x"], ctx.convert({"x": [1]})["x"]
     values = {f.name: _call(ctx, f.name, zero)[0] for f in FUNCTIONS if f.arity == 1 and f.name not in ("log", "softplus")}
-    assert values == {"exp": 1, "sqrt": 0, "abs": 0, "tanh": 0, "sigmoid": fmpq(1, 2), "erf": 0, "sin": 0, "cos": 1,
+    assert values == {"exp": 1, "sqrt": 0, "abs": 0, "sign": 0, "tanh": 0, "sigmoid": fmpq(1, 2), "erf": 0, "sin": 0, "cos": 1,
                       "log1p": 0, "expm1": 0, "power": 0, "lambertw": 0}
     assert ctx.log(one)[0] == 0
     assert ctx.power(ctx.convert({"x": [Fraction(4, 9)]})["x"], Fraction(3, 2))[0] == fmpq(8, 27)

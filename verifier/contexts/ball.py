@@ -72,6 +72,23 @@ class BallContext(_ObjectContext):
         al, bl, au, bu = a.lower(), b.lower(), a.upper(), b.upper()
         return (al if al <= bl else bl).union(au if au <= bu else bu)
 
+    @staticmethod
+    def _sign1(a):
+        """The sign where the ball decides it, else the hull of the signs it holds ([0, 1], [-1, 0], [-1, 1])."""
+        if not a.is_finite():
+            return arb.nan()
+        if a > 0:
+            return arb(1)
+        if a < 0:
+            return arb(-1)
+        if a.is_zero():
+            return arb(0)
+        if a >= 0:
+            return arb("0.5", "0.5")
+        if a <= 0:
+            return arb("-0.5", "0.5")
+        return arb(0, 1)
+
     column = "ball"
 
     def _make_one(self, row):

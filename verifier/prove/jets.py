@@ -560,6 +560,27 @@ class JetContext(BallContext):
     def abs(self, x):
         return self._elementwise(self._abs1, x)
 
+    def _sign1(self, x):
+        return self.frame.cached(("sign", id(x)), lambda: self._sign_new(x), x)
+
+    def _sign_new(self, x):
+        """A constant where the box decides the sign; else the hull of the signs it holds, with
+        no gradient (sign jumps at 0: no branch of it is valid on a closed part of the box)."""
+        x = self._convert(x)
+        e = x.enclosure()
+        if e > 0 or e < 0 or e.is_zero():
+            return Jet.const(BallContext._sign1(e), self.frame)
+        if x.g is not None:
+            self.undecided.append(tuple(x.g))  # the coordinates that would decide it: where to split
+        # cut to the signs the box holds: a ball's radius is rounded up, and [-1 - ulp, 1 + ulp]
+        # would keep |sign(x)| <= 1 from closing any box around x = 0
+        hull = _clamp(BallContext._sign1(e), (0 if e >= 0 else -1, 0 if e <= 0 else 1))
+        centre = _clamp(BallContext._sign1(x.c), (-1, 1))
+        return Jet(hull, centre, None if x.g is None else tuple(arb.nan() for _ in x.g), self.frame)
+
+    def sign(self, x):
+        return self._elementwise(self._sign1, x)
+
     # -- the function table: value from the ball form, gradient by the chain rule ----------
     def _function(self, row, x):
         # not kept on the context: a function that holds the context would make a reference

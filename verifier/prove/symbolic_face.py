@@ -74,6 +74,14 @@ class Guided:
             return self
         raise Undecided("sign of an abs argument")
 
+    def sign(self):
+        enc = self.j.enclosure()
+        if enc > 0 or enc < 0:
+            return self._lift(1 if enc > 0 else -1)
+        if sympy.simplify(self.e) == 0:
+            return self._lift(0)
+        raise Undecided("sign of a sign argument")
+
 
 def _choose(a: Guided, b: Guided, larger: bool) -> Guided:
     ea, eb = a.j.enclosure(), b.j.enclosure()
@@ -111,6 +119,9 @@ class GuidedContext(_ObjectContext):
 
     def abs(self, x):
         return self._elementwise(abs, x)
+
+    def sign(self, x):
+        return self._elementwise(Guided.sign, x)
 
     def _function(self, row, x):
         # every function of the table: sympy's form beside the Jet's enclosure of it
