@@ -276,6 +276,9 @@ class Part:
     statement: str = ""
     latex: str = ""
     elementwise: bool = False
+    #: hypotheses of this part only, besides the claim's: two regimes of one statement
+    #: (``x <= 1`` and ``x >= 1``) are two parts of one claim, each searched, certified,
+    #: shrunk, proved and locked under its own
     hypotheses: tuple[Hypothesis, ...] = ()
     lhs_text: str = "lhs"
     rhs_text: str = "rhs"
@@ -288,6 +291,18 @@ class Part:
     def __post_init__(self):
         if self.relation not in RELATIONS:
             raise ClaimDefinitionError(f"part {self.name}: relation must be one of {sorted(RELATIONS)}, got {self.relation!r}")
+        object.__setattr__(self, "hypotheses", _hypotheses(f"part {self.name}", self.hypotheses))
+
+
+def _hypotheses(owner: str, hypotheses) -> tuple[Hypothesis, ...]:
+    """A list or tuple of :class:`Hypothesis` objects as a tuple, or a one-line error naming ``owner``."""
+    if isinstance(hypotheses, (Hypothesis, str)) or not hasattr(hypotheses, "__iter__"):
+        raise ClaimDefinitionError(f"{owner}: hypotheses must be a list or tuple of Hypothesis objects, got {hypotheses!r}")
+    out = tuple(hypotheses)
+    for h in out:
+        if not isinstance(h, Hypothesis):
+            raise ClaimDefinitionError(f"{owner}: hypotheses must hold Hypothesis objects, got {h!r}")
+    return out
 
 
 @dataclass(frozen=True)

@@ -192,6 +192,8 @@ def print_claim(console: Console, claim: Claim) -> None:
         console.print(f"hypothesis: {h.text}")
     for p in claim.parts:
         console.print(f"part {p.name}: {p.statement or p.lhs_text + ' ' + RELATIONS[p.relation] + ' ' + p.rhs_text}")
+        for h in p.hypotheses:
+            console.print(f"  under: {h.text}")
     for r in claim.readings:
         scope = f" (parts {', '.join(r.parts)})" if r.parts else ""
         console.print(f"reading {r.name}{scope}: {r.summary}")
