@@ -5,6 +5,7 @@ charts, and its proof map (:mod:`.base` says what a kind answers).  A new kind i
 (and its factory) in a module of its own, and its line here.
 """
 
+from .ball import Ball, BallSet
 from .base import Chart, ChartAtlas, Kind, NoChart, ProofMap
 from .derived import Derived, DerivedValue, IrrationalDerivedValue
 from .doubly_stochastic import DoublyStochastic, DoublyStochasticMatrix
@@ -15,10 +16,10 @@ from .sphere import EuclideanSphere, Sphere, UnitSphere, UnitVector
 from .variables import domain_of, is_derived, kind_text, membership_errors, variable_kinds
 
 #: the factories a claim states its variables with (``verifier`` exports them)
-FACTORIES = ("Simplex", "Stochastic", "DoublyStochastic", "UnitVector", "Sphere", "Ordered", "Orthogonal", "Derived")
+FACTORIES = ("Simplex", "Stochastic", "DoublyStochastic", "UnitVector", "Sphere", "Ordered", "Orthogonal", "Derived", "Ball")
 
 __all__ = list(FACTORIES) + [
-    "Kind", "Chart", "ChartAtlas", "NoChart", "ProofMap", "IrrationalDerivedValue", "DerivedValue", "DoublyStochasticMatrix",
+    "Kind", "Chart", "ChartAtlas", "NoChart", "ProofMap", "BallSet", "IrrationalDerivedValue", "DerivedValue", "DoublyStochasticMatrix",
     "OrderedEntries", "OrthogonalMatrix", "SimplexRows", "StochasticRows", "EuclideanSphere", "UnitSphere",
     "domain_of", "is_derived", "kind_text", "membership_errors", "variable_kinds",
 ]

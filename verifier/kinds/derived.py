@@ -28,8 +28,11 @@ class IrrationalDerivedValue(Exception):
     skips; this is the claim's definition, and no point of it can be certified.
     """
 
-    def __init__(self, var, text: str, reason: str):
+    def __init__(self, var, text: str, reason: str, advice: str = ""):
         self.variable = var.name
+        if advice:  # another kind's value read from the other variables (a ball's centre)
+            super().__init__(f"{var.name}: {text} is irrational at the points the search certifies ({reason}); {advice}")
+            return
         what = f"{var.name} = {text}" if text else var.name
         super().__init__(
             f"Derived {what} is irrational at the points the search certifies ({reason}); a certificate "
