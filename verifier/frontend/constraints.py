@@ -11,15 +11,21 @@ construction, exactly.  In this order of preference:
   weights are ``c q_k^2``), its absolute value for a variable declared ``>= 0``;
 * otherwise a variable the equation holds to degree one is solved for rationally and becomes
   **Derived**: ``a + b + c = 3 -> c = 3 - a - b``, ``abc = 1 -> c = 1/(ab)``,
-  ``ab + bc + ca = 3 -> c = (3 - ab)/(a + b)``, the last declared such variable first.
+  ``ab + bc + ca = 3 -> c = (3 - ab)/(a + b)``, the last declared such variable first;
+* otherwise a **piecewise-linear** condition (affine forms under ``|.|``, max, min) is solved
+  exactly inside the declared box (:mod:`.piecewise`): a box of solutions narrows the
+  variables' bounds (``|x - 1| + |x| + |x + 1| = x + 2`` is ``x in [0, 1]``), a union of pieces
+  makes the variables the coordinates of a new vector on them (``Pieces``: ``|x + y| + |x - y| = 2``
+  is the boundary of a square, four segments).
 
 A constraint none of these fit has no rational parametrisation the front end knows: that is
-one line naming the constraint.  The declared bounds of a variable that becomes a set's
-coordinate or Derived stay as hypotheses, checked exactly.
+one line naming the constraint and what to write instead.  The declared bounds of a variable
+that becomes a set's coordinate or Derived stay as hypotheses, checked exactly.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -27,6 +33,7 @@ import sympy
 
 from .declarations import Declarations, Declared
 from .errors import ExpressionError
+from .piecewise import NotPiecewiseLinear, simplices, solve_piecewise_linear
 from .translate import Relation, Scope
 
 
@@ -41,16 +48,61 @@ class DerivedSolution:
 
 @dataclass(frozen=True)
 class SetSolution:
-    """Declared scalars made the coordinates of a new vector on a simplex or a sphere."""
+    """Declared scalars made the coordinates of a new vector on a simplex, a sphere or a union of pieces."""
 
-    kind: str  # simplex | sphere
+    kind: str  # simplex | sphere | pieces
     name: str  # the new vector variable
-    value: Fraction  # the simplex's total, the sphere's radius squared
+    value: Fraction | None  # the simplex's total, the sphere's radius squared
     members: tuple[tuple[Declared, sympy.Expr], ...]  # each scalar as an expression of the vector
     constraint: str
+    pieces: tuple[tuple[tuple[Fraction, ...], ...], ...] = ()  # the simplices of a union (each its vertices)
+    cut: bool = False  # a piece ends on the default box of an unbounded variable
+
+    def factory(self) -> tuple[str, str]:
+        """The kind's factory (imported from ``verifier.domains``) and the call that declares the vector."""
+        size = len(self.members)
+        if self.kind == "simplex":
+            return "Simplex", f"Simplex({self.name!r}, {size}, total={_literal(self.value)})"
+        if self.kind == "sphere":
+            return "Sphere", f"Sphere({self.name!r}, {size}, radius_squared={_literal(self.value)})"
+        pieces = ", ".join("[" + ", ".join("(" + ", ".join(_literal(c) for c in v) + ("," if len(v) == 1 else "") + ")" for v in piece) + "]"
+                           for piece in self.pieces)
+        return "Pieces", f"Pieces({self.name!r}, {size}, [{pieces}], text={self.constraint!r})"
+
+    def describe(self) -> str:
+        """The set, as the claim's notes name it."""
+        if self.kind == "simplex":
+            return f"the simplex of total {_text(self.value)}"
+        if self.kind == "sphere":
+            return f"the sphere of radius squared {_text(self.value)}"
+        kinds = sorted({len(p) for p in self.pieces})
+        what = " and ".join({1: "points", 2: "segments", 3: "triangles"}.get(k, f"{k - 1}-simplices") for k in kinds)
+        cut = ", cut at the default box" if self.cut else ""
+        return f"the union of {len(self.pieces)} pieces ({what}{cut}), solved exactly"
 
 
-Solution = DerivedSolution | SetSolution
+@dataclass(frozen=True)
+class BoxSolution:
+    """Declared scalars whose solution set is a box: each keeps its name, with narrower bounds."""
+
+    variables: tuple[Declared, ...]  # the narrowed declarations (a fixed one has lo == hi)
+    constraint: str
+    cut: bool = False  # the box ends on the default box of an unbounded variable
+
+    def describe(self) -> str:
+        bits = [f"{v.name} = {_text(v.lo)}" if v.lo == v.hi else f"{v.name} \u2208 [{_text(v.lo)}, {_text(v.hi)}]" for v in self.variables]
+        return ", ".join(bits) + (" (cut at the default box)" if self.cut else "")
+
+
+Solution = DerivedSolution | SetSolution | BoxSolution
+
+
+def _literal(q: Fraction) -> str:
+    return str(q.numerator) if q.denominator == 1 else f'"{q.numerator}/{q.denominator}"'
+
+
+def _text(q: Fraction) -> str:
+    return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
 
 
 def solve_equalities(equalities: list[tuple[Relation, str]], decl: Declarations, scope: Scope) -> list[Solution]:
@@ -76,11 +128,16 @@ def solve_equalities(equalities: list[tuple[Relation, str]], decl: Declarations,
             free = [v for v in scalars if v.py not in taken]
         else:
             free = scalars
-        solution = (_as_set(f, scalars, spec, source, decl) if free == scalars else None) or _as_derived(f, free, spec, source)
+        solution = ((_as_set(f, scalars, spec, source, decl) if free == scalars else None) or _as_derived(f, free, spec)
+                    or (_as_piecewise_linear(f, scalars, spec, source, decl) if free == scalars else None))
+        if solution is None:
+            raise ExpressionError(_refusal(f, free, scalars), spec, None, source)
         out.append(solution)
         if isinstance(solution, DerivedSolution):
             solved[solution.variable.py] = solution.expr
             taken.add(solution.variable.py)
+        elif isinstance(solution, BoxSolution):
+            taken.update(v.py for v in solution.variables)  # bounded anew; a later constraint on them would need them free
         else:
             for var, expr in solution.members:
                 solved[var.py] = expr
@@ -182,7 +239,7 @@ def _sphere(scalars, weights, radius_squared, spec, source, decl) -> SetSolution
     return SetSolution("sphere", name, Fraction(int(value.p), int(value.q)), tuple(members), spec)
 
 
-def _as_derived(f, candidates, spec, source) -> DerivedSolution:
+def _as_derived(f, candidates, spec) -> DerivedSolution | None:
     num, _ = sympy.fraction(sympy.together(f))
     num = sympy.expand(num)
     options = []
@@ -200,12 +257,53 @@ def _as_derived(f, candidates, spec, source) -> DerivedSolution:
         expr = sympy.factor_terms(sympy.cancel(-intercept / slope))
         options.append((0 if slope.is_number else 1, -position, var, expr))
     if not options:
-        raise ExpressionError("no rational parametrisation: no variable appears in it to the first power with a rational "
-                              "solution, and it is not a sum or a sum of squares equal to a constant over variables of one "
-                              "sign", spec, None, source)
+        return None
     options.sort(key=lambda o: (o[0], o[1]))
     _, _, var, expr = options[0]
     return DerivedSolution(var, expr, spec)
+
+
+def _as_piecewise_linear(f, scalars, spec, source, decl) -> BoxSolution | SetSolution | None:
+    """The exact solution set of a piecewise-linear condition inside the declared box (None: not one)."""
+    if not f.has(sympy.Abs, sympy.Max, sympy.Min):
+        return None
+    syms = [sympy.Symbol(v.py, real=True) for v in scalars]
+    num, den = sympy.fraction(sympy.together(f))
+    expr = f if not den.is_number else sympy.expand(num) / den
+    box = [(v.lo, v.hi) for v in scalars]
+    try:
+        pieces = solve_piecewise_linear(expr, syms, box)
+    except NotPiecewiseLinear:
+        return None
+    names = ", ".join(v.name for v in scalars)
+    if not pieces:
+        raise ExpressionError(f"no point of the declared box has it: no {names} satisfy it", spec, None, source)
+    ends = {(k, side) for k, v in enumerate(scalars) for side in v.boxed}
+    cut = any((k, "lo") in ends and p.bounds()[k][0] == scalars[k].lo or (k, "hi") in ends and p.bounds()[k][1] == scalars[k].hi
+              for p in pieces for k in range(len(scalars)))
+    if len(pieces) == 1 and pieces[0].is_box():
+        narrowed = tuple(dataclasses.replace(v, lo=lo, hi=hi, lo_strict=v.lo_strict and lo == v.lo, hi_strict=v.hi_strict and hi == v.hi,
+                                             boxed=tuple(side for side in v.boxed if (lo, hi)[side == "hi"] == (v.lo, v.hi)[side == "hi"]))
+                         for v, (lo, hi) in zip(scalars, pieces[0].bounds()))
+        return BoxSolution(narrowed, spec, cut)
+    name = _set_name(scalars, decl)
+    base = sympy.IndexedBase(name, real=True)
+    members = tuple((v, base[k + 1]) for k, v in enumerate(scalars))
+    cells = tuple(simplex for piece in pieces for simplex in simplices(piece))
+    return SetSolution("pieces", name, None, members, spec, cells, cut)
+
+
+def _refusal(f, free, scalars) -> str:
+    """Why a constraint has no rational parametrisation here, and what to write instead."""
+    names = ", ".join(v.name for v in free)
+    if f.has(sympy.Abs, sympy.Max, sympy.Min):
+        return ("no rational parametrisation: |.|, max or min of something other than rational affine forms of the "
+                f"declared scalars ({names}), or more than 4 of them; split it into cases with bounds (--var) of their own, "
+                "or declare the set yourself (Pieces, in a pack)")
+    return ("no rational parametrisation: no variable appears in it to the first power with a rational solution, it is not "
+            "a sum or a sum of squares equal to a constant over variables of one sign, and not piecewise linear; state the "
+            "set through a parameter of your own (--var 't in [a, b]' and --where 'x = <a rational function of t>' for each "
+            "variable), or state the claim without the equality")
 
 
 def _irrational(expr) -> bool:
