@@ -101,7 +101,16 @@ def _snap_variable_ladder(var, point, bounds) -> dict:
     if chart is None:
         return entries
     params = _snap_ladder(chart.params, bounds)
-    return {m: entries[m] if dom.contains(entries[m]) else chart.point(params[m]) for m in bounds}
+    return {m: entries[m] if dom.contains(entries[m]) else _mapped(chart.point, params[m], entries[m]) for m in bounds}
+
+
+def _mapped(point, params, fallback):
+    """A chart's point at ``params``, or ``fallback`` where the chart has none there (a
+    quadric's line parallel to an asymptote meets it at no second point)."""
+    try:
+        return point(params)
+    except (ValueError, ArithmeticError):
+        return fallback
 
 
 def common_denominator(values, scale, max_denominator=MAX_COMMON_DENOMINATOR) -> np.ndarray | None:
@@ -142,7 +151,7 @@ def _common_denominator_variable(var, point, scale):
     if chart is None or (entries is not None and dom.contains(entries)):
         return entries
     params = common_denominator(chart.params, scale)
-    return None if params is None else chart.point(params)
+    return None if params is None else _mapped(chart.point, params, None)
 
 
 def nearby_simple_points(check, data, dims, project):
@@ -213,8 +222,12 @@ def rounded_in_charts(check, data, dims, project, denominators):
                 for var in free:
                     params, back = charts[var.name]
                     rounded = np.vectorize(lambda v: fmpq((next(ways) if way else round)(to_fraction(v) * den), den), otypes=[object])(params)
-                    cand[var.name] = np.asarray(back(rounded), dtype=object)[None]
-                yield cand
+                    cand[var.name] = _mapped(back, rounded, None)
+                    if cand[var.name] is None:
+                        break
+                    cand[var.name] = np.asarray(cand[var.name], dtype=object)[None]
+                else:
+                    yield cand
 
     return _distinct_projections(data, candidates(), project)
 

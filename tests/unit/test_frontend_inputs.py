@@ -159,7 +159,7 @@ def test_bad_statements_name_the_place(statement, variables, where, message, col
     (["a, b >= 0"], ["a + b = -1"], "--where 'a + b = -1'", "contradicts the declared signs"),
     (["a, b"], ["a^2 + b^2 = -1"], "--where 'a^2 + b^2 = -1'", "a sum of squares cannot be negative"),
     (["a, b"], ["a^2 + b^3 = 2"], "--where 'a^2 + b^3 = 2'", "no rational parametrisation"),
-    (["a, b"], ["a^2 + 2b^2 = 3"], "--where 'a^2 + 2b^2 = 3'", "no rational parametrisation"),
+    (["a, b"], ["a^2 + 2b^2 = 5"], "--where 'a^2 + 2b^2 = 5'", "no rational point of small height"),
     (["a, b"], ["a^2 + b^2 = 3"], "--where 'a^2 + b^2 = 3'", "rational point"),
     (["a in [0, 1", "b"], [], "--var 'a in [0, 1'", "interval"),
     (["x: matrix n"], [], "--var 'x: matrix n'", "after ':'"),

@@ -33,6 +33,7 @@ import sympy
 
 from .declarations import Declarations, Declared
 from .errors import ExpressionError
+from ..kinds.quadric import rational_point
 from .piecewise import NotPiecewiseLinear, simplices, solve_piecewise_linear
 from .translate import Relation, Scope
 
@@ -57,10 +58,16 @@ class SetSolution:
     constraint: str
     pieces: tuple[tuple[tuple[Fraction, ...], ...], ...] = ()  # the simplices of a union (each its vertices)
     cut: bool = False  # a piece ends on the default box of an unbounded variable
+    quadric: tuple = ()  # (A, b, c, a rational point) of x^T A x + b.x + c = 0
 
     def factory(self) -> tuple[str, str]:
         """The kind's factory (imported from ``verifier.domains``) and the call that declares the vector."""
         size = len(self.members)
+        if self.kind == "quadric":
+            a, b, c, p = self.quadric
+            rows = ", ".join("[" + ", ".join(_literal(v) for v in row) + "]" for row in a)
+            return "Quadric", (f"Quadric({self.name!r}, {size}, [{rows}], [{', '.join(_literal(v) for v in b)}], {_literal(c)}, "
+                               f"point=({', '.join(_literal(v) for v in p)}), text={self.constraint!r})")
         if self.kind == "simplex":
             return "Simplex", f"Simplex({self.name!r}, {size}, total={_literal(self.value)})"
         if self.kind == "sphere":
@@ -75,6 +82,9 @@ class SetSolution:
             return f"the simplex of total {_text(self.value)}"
         if self.kind == "sphere":
             return f"the sphere of radius squared {_text(self.value)}"
+        if self.kind == "quadric":
+            p = ", ".join(_text(v) for v in self.quadric[3])
+            return f"the quadric charted by the lines through its rational point ({p})"
         kinds = sorted({len(p) for p in self.pieces})
         what = " and ".join({1: "points", 2: "segments", 3: "triangles"}.get(k, f"{k - 1}-simplices") for k in kinds)
         cut = ", cut at the default box" if self.cut else ""
@@ -129,7 +139,8 @@ def solve_equalities(equalities: list[tuple[Relation, str]], decl: Declarations,
         else:
             free = scalars
         solution = ((_as_set(f, scalars, spec, source, decl) if free == scalars else None) or _as_derived(f, free, spec)
-                    or (_as_piecewise_linear(f, scalars, spec, source, decl) if free == scalars else None))
+                    or (_as_piecewise_linear(f, scalars, spec, source, decl) if free == scalars else None)
+                    or (_as_algebraic(f, scalars, spec, source, decl) if free == scalars else None))
         if solution is None:
             raise ExpressionError(_refusal(f, free, scalars), spec, None, source)
         out.append(solution)
@@ -223,8 +234,7 @@ def _sphere(scalars, weights, radius_squared, spec, source, decl) -> SetSolution
     for w in weights:
         q = sympy.sqrt(w / weights[0])
         if not q.is_Rational:
-            raise ExpressionError(f"no rational parametrisation: the weights {weights[0]} and {w} of the squares differ by a "
-                                  "factor that is not the square of a rational, so the ellipsoid is not a scaled sphere", spec, None, source)
+            return None  # an ellipsoid, not a scaled sphere: a quadric
         scales.append(q)
     value = radius_squared / weights[0]
     name = _set_name(scalars, decl)
@@ -293,15 +303,73 @@ def _as_piecewise_linear(f, scalars, spec, source, decl) -> BoxSolution | SetSol
     return SetSolution("pieces", name, None, members, spec, cells, cut)
 
 
+def _as_algebraic(f, scalars, spec, source, decl) -> SetSolution | BoxSolution | None:
+    """A polynomial condition with a rational parametrisation: affine factors (a union of hyperplane
+    pieces of the box), the rational roots of one variable, or a quadric through a rational point."""
+    syms = [sympy.Symbol(v.py, real=True) for v in scalars]
+    num, den = sympy.fraction(sympy.together(f))
+    if not den.is_number:
+        return None
+    try:
+        poly = sympy.Poly(sympy.expand(num), *syms)
+    except sympy.PolynomialError:
+        return None
+    if not all(c.is_Rational for c in poly.coeffs()) or poly.total_degree() < 2:
+        return None
+    factors = [g for g, _ in sympy.factor_list(poly.as_expr(), *syms)[1]]
+    if all(sympy.Poly(g, *syms).total_degree() == 1 for g in factors):
+        return _as_hyperplanes(factors, syms, scalars, spec, source, decl)
+    if poly.total_degree() == 2 and len(scalars) >= 2:
+        return _as_quadric(poly, syms, scalars, spec, source, decl)
+    return None
+
+
+def _as_hyperplanes(factors, syms, scalars, spec, source, decl):
+    """f = product of affine factors: the union of their zero sets in the box, as pieces (the roots of
+    one variable, the lines of x^2 = y^2)."""
+    expr = sympy.Min(*[sympy.Abs(g) for g in factors]) if len(factors) > 1 else sympy.Abs(factors[0])
+    return _as_piecewise_linear(expr, scalars, spec, source, decl)
+
+
+def _as_quadric(poly, syms, scalars, spec, source, decl) -> SetSolution:
+    n = len(syms)
+    terms = poly.as_dict()
+
+    def coeff(powers):
+        c = terms.get(tuple(powers), 0)
+        return Fraction(int(sympy.Rational(c).p), int(sympy.Rational(c).q))
+
+    unit = [[int(i == k) for i in range(n)] for k in range(n)]
+    a = [[coeff([2 * u for u in unit[i]]) if i == j else coeff([x + y for x, y in zip(unit[i], unit[j])]) / 2 for j in range(n)] for i in range(n)]
+    b = [coeff(unit[i]) for i in range(n)]
+    c = coeff([0] * n)
+    point = rational_point(a, b, c)
+    names = ", ".join(v.name for v in scalars)
+    if point is None:
+        raise ExpressionError(f"no rational parametrisation found: a quadric in {names} with no rational point of small height "
+                              "(it may have none: x^2 + y^2 = 3 has none), so no point of it can be certified exactly; state the "
+                              "set through a parameter of your own (--var 't in [a, b]', --where 'x = <a rational function of t>')",
+                              spec, None, source)
+    name = _set_name(scalars, decl)
+    base = sympy.IndexedBase(name, real=True)
+    members = tuple((v, base[k + 1]) for k, v in enumerate(scalars))
+    return SetSolution("quadric", name, None, members, spec, quadric=(tuple(map(tuple, a)), tuple(b), c, point))
+
+
 def _refusal(f, free, scalars) -> str:
     """Why a constraint has no rational parametrisation here, and what to write instead."""
     names = ", ".join(v.name for v in free)
+    if len(free) == 1 and not f.has(sympy.Abs, sympy.Max, sympy.Min):
+        return (f"no rational parametrisation: its solutions in {names} are not all rational, so no point of it can be certified "
+                "exactly; state the claim at a rational value nearby, or through a parameter of your own (--var 't in [a, b]' and "
+                "--where '<variable> = <a rational function of t>')")
     if f.has(sympy.Abs, sympy.Max, sympy.Min):
         return ("no rational parametrisation: |.|, max or min of something other than rational affine forms of the "
                 f"declared scalars ({names}), or more than 4 of them; split it into cases with bounds (--var) of their own, "
                 "or declare the set yourself (Pieces, in a pack)")
     return ("no rational parametrisation: no variable appears in it to the first power with a rational solution, it is not "
-            "a sum or a sum of squares equal to a constant over variables of one sign, and not piecewise linear; state the "
+            "a sum or a sum of squares equal to a constant over variables of one sign, not piecewise linear, and not a product of "
+            "affine factors or a quadric through a rational point; state the "
             "set through a parameter of your own (--var 't in [a, b]' and --where 'x = <a rational function of t>' for each "
             "variable), or state the claim without the equality")
 

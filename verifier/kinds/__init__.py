@@ -12,15 +12,16 @@ from .doubly_stochastic import DoublyStochastic, DoublyStochasticMatrix
 from .ordered import Ordered, OrderedEntries
 from .orthogonal import Orthogonal, OrthogonalMatrix
 from .pieces import Pieces, PiecesSet
+from .quadric import Quadric, QuadricSet
 from .simplex import Simplex, SimplexRows, Stochastic, StochasticRows
 from .sphere import EuclideanSphere, Sphere, UnitSphere, UnitVector
 from .variables import domain_of, is_derived, kind_text, membership_errors, variable_kinds
 
 #: the factories a claim states its variables with (``verifier`` exports them)
-FACTORIES = ("Simplex", "Stochastic", "DoublyStochastic", "UnitVector", "Sphere", "Ordered", "Orthogonal", "Derived", "Ball", "Pieces")
+FACTORIES = ("Simplex", "Stochastic", "DoublyStochastic", "UnitVector", "Sphere", "Ordered", "Orthogonal", "Derived", "Ball", "Pieces", "Quadric")
 
 __all__ = list(FACTORIES) + [
-    "Kind", "Chart", "ChartAtlas", "NoChart", "ProofMap", "BallSet", "PiecesSet", "IrrationalDerivedValue", "DerivedValue", "DoublyStochasticMatrix",
+    "Kind", "Chart", "ChartAtlas", "NoChart", "ProofMap", "BallSet", "PiecesSet", "QuadricSet", "IrrationalDerivedValue", "DerivedValue", "DoublyStochasticMatrix",
     "OrderedEntries", "OrthogonalMatrix", "SimplexRows", "StochasticRows", "EuclideanSphere", "UnitSphere",
     "domain_of", "is_derived", "kind_text", "membership_errors", "variable_kinds",
 ]
