@@ -255,6 +255,10 @@ class Values:
     def __getitem__(self, name):
         return self._data[name]
 
+    def mapped(self, convert) -> "Values":
+        """The same candidate with every variable's array converted (into another context's numbers, say)."""
+        return Values({k: convert(x) for k, x in self._data.items()}, self.params, self.dims)
+
     def __setattr__(self, name, value):
         raise AttributeError("Values are read-only")
 

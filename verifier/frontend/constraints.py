@@ -165,17 +165,22 @@ def _sign(var: Declared) -> int | None:
     return None
 
 
-def _as_set(f, scalars, spec, source, decl) -> SetSolution | None:
-    if len(scalars) < 2:
-        return None
+def _polynomial(f, scalars):
+    """(symbols, f's numerator as a polynomial in them) where f's denominator is a number, else None."""
     syms = [sympy.Symbol(v.py, real=True) for v in scalars]
-    num, den = sympy.fraction(f)
+    num, den = sympy.fraction(sympy.together(f))
     if not den.is_number:
         return None
     try:
-        poly = sympy.Poly(sympy.expand(num), *syms)
+        return syms, sympy.Poly(sympy.expand(num), *syms)
     except sympy.PolynomialError:
         return None
+
+
+def _as_set(f, scalars, spec, source, decl) -> SetSolution | None:
+    if len(scalars) < 2 or (found := _polynomial(f, scalars)) is None:
+        return None
+    syms, poly = found
     monomials = poly.as_dict()
     constant = -monomials.pop((0,) * len(syms), sympy.Integer(0))
     linear = all(sum(m) == 1 for m in monomials)
@@ -306,14 +311,9 @@ def _as_piecewise_linear(f, scalars, spec, source, decl) -> BoxSolution | SetSol
 def _as_algebraic(f, scalars, spec, source, decl) -> SetSolution | BoxSolution | None:
     """A polynomial condition with a rational parametrisation: affine factors (a union of hyperplane
     pieces of the box), the rational roots of one variable, or a quadric through a rational point."""
-    syms = [sympy.Symbol(v.py, real=True) for v in scalars]
-    num, den = sympy.fraction(sympy.together(f))
-    if not den.is_number:
+    if (found := _polynomial(f, scalars)) is None:
         return None
-    try:
-        poly = sympy.Poly(sympy.expand(num), *syms)
-    except sympy.PolynomialError:
-        return None
+    syms, poly = found
     if not all(c.is_Rational for c in poly.coeffs()) or poly.total_degree() < 2:
         return None
     factors = [g for g, _ in sympy.factor_list(poly.as_expr(), *syms)[1]]

@@ -29,6 +29,7 @@ import numpy as np
 import sympy
 from flint import fmpq, fmpq_mat
 from scipy.optimize import linprog
+from scipy.spatial import Delaunay
 
 #: largest number of variables in one piecewise-linear condition (vertex enumeration is combinatorial)
 MAX_VARIABLES = 4
@@ -326,8 +327,6 @@ def simplices(piece: ConvexPiece) -> list[tuple[tuple[Fraction, ...], ...]]:
         order = np.argsort(np.arctan2(coords[:, 1] - centre[1], coords[:, 0] - centre[0]), kind="stable")
         ring = [vertices[i] for i in order]
         return [(ring[0], ring[i], ring[i + 1]) for i in range(1, len(ring) - 1)]
-    from scipy.spatial import Delaunay
-
     out = []
     for simplex in Delaunay(coords).simplices:
         vs = [vertices[i] for i in simplex]

@@ -240,7 +240,7 @@ def exact_bound(ctx, fn, values, side):
         return fn(ctx, values)
     except NotRational:
         ball = BallContext(256)
-        bv = values.__class__({k: ball.asarray(x) for k, x in values._data.items()}, values.params, values.dims)
+        bv = values.mapped(ball.asarray)
         with ball.precision():
             enclosure = np.asarray(fn(ball, bv), dtype=object)
         return np.frompyfunc(lambda b: arb_endpoint_to_fmpq(b, side), 1, 1)(enclosure)

@@ -113,9 +113,10 @@ class QuadricSet(Kind):
             return None
         j = max(range(len(d)), key=lambda i: abs(d[i]))
         t = np.array([d[i] / d[j] for i in range(len(d)) if i != j], dtype=object)
-        return Chart(t, lambda t, j=j: self._exact_point(j, t))
+        return Chart(t, lambda t, j=j: self.point_of_direction(j, t))
 
-    def _exact_point(self, j, t):
+    def point_of_direction(self, j, t):
+        """The quadric's second point on the line from its point in the direction with entry j = 1 and the others ``t``."""
         d = list(t[:j]) + [fmpq(1)] + list(t[j:])
         try:
             return np.array(self._through(d, q), dtype=object)
