@@ -4,8 +4,7 @@ Packs and the modules ``verify expr --save-claim`` wrote import the kinds' facto
 here; the kinds live in :mod:`verifier.kinds`, one module per kind.
 """
 
-from .kinds import (Ball, Derived, DoublyStochastic, IrrationalDerivedValue, Ordered, Orthogonal, Pieces, Quadric, Simplex, Sphere, Stochastic, UnitVector, domain_of,
-                    is_derived, kind_text, membership_errors, variable_kinds)
+from .kinds import *  # noqa: F401,F403 -- every kind's factory (verifier.kinds.FACTORIES)
+from .kinds import FACTORIES, IrrationalDerivedValue, domain_of, is_derived, kind_text, membership_errors, variable_kinds
 
-__all__ = ["Ball", "Simplex", "Stochastic", "DoublyStochastic", "UnitVector", "Sphere", "Ordered", "Orthogonal", "Derived", "Pieces", "Quadric", "IrrationalDerivedValue",
-           "domain_of", "is_derived", "kind_text", "membership_errors", "variable_kinds"]
+__all__ = list(FACTORIES) + ["IrrationalDerivedValue", "domain_of", "is_derived", "kind_text", "membership_errors", "variable_kinds"]
