@@ -241,11 +241,11 @@ def run_codac(claim, n, limit):
 
 
 def run_ours(claim, n, limit):
-    from verifier.prove import make_domain, prove
+    from verifier.prove import make_proof_box, prove
 
     check = our_check(claim)
     boxes = {"a": (LO, HI), "eps": (EPS_LO, EPS_HI)}
-    p = prove(check, make_domain(check, {"n": n}, None, boxes), "auto", limit)
+    p = prove(check, make_proof_box(check, {"n": n}, None, boxes), "auto", limit)
     return f"{p.result.verdict.value} ({p.result.method}; {p.details.boxes_examined} boxes)"
 
 

@@ -41,7 +41,7 @@ def worker(tree: str, jobs: int) -> None:
     import inspect
 
     from lemmas import REGISTRY
-    from verifier.prove import make_domain, prove
+    from verifier.prove import make_proof_box, prove
 
     executor = None
     if jobs > 1 and "executor" in inspect.signature(prove).parameters:
@@ -52,7 +52,7 @@ def worker(tree: str, jobs: int) -> None:
         task = json.loads(line)
         check = REGISTRY.get(task["claim"]).checks(part=task["part"], reading=task["reading"])[0]
         boxes = {k: (Fraction(lo), Fraction(hi)) for k, (lo, hi) in BOX.items()}
-        domain = make_domain(check, task["dims"], None, boxes)
+        domain = make_proof_box(check, task["dims"], None, boxes)
         kwargs = {"executor": executor} if executor is not None else {}
         start = time.monotonic()
         p = prove(check, domain, "branch-and-bound", task["time"], **kwargs)

@@ -3,59 +3,43 @@
 Public API for stating claims::
 
     from verifier import Claim, Part, Reading, Hypothesis, Dim, Matrix, Vector, Scalar, ProofDomain
-    from verifier import Simplex, Stochastic, DoublyStochastic, UnitVector, Sphere, Ordered, Orthogonal, Derived  # constrained kinds
+    from verifier import Simplex, Stochastic, DoublyStochastic, UnitVector, Sphere, Ordered, Orthogonal, Derived, Ball, Pieces, Quadric  # constrained kinds
 """
 
 from ._version import __version__
 
 #: where each public name lives: imported on first use, so that ``verify --version`` and the
-#: modules of a command that needs none of them do not load numpy, sympy and the contexts
+#: modules of a command that needs none of them do not load numpy, sympy and the contexts;
+#: every kind's factory comes from :mod:`verifier.kinds` (its ``FACTORIES``)
 _PUBLIC = {
     **dict.fromkeys(("Check", "Claim", "ClaimDefinitionError", "Dim", "Hypothesis", "Matrix", "Part", "ProofDomain", "Reading",
                      "Scalar", "Variable", "Vector"), "claims"),
-    **dict.fromkeys(("Derived", "DoublyStochastic", "Ordered", "Orthogonal", "Simplex", "Sphere", "Stochastic", "UnitVector"), "domains"),
     **dict.fromkeys(("CheckResult", "Counterexample", "RunResult", "Verdict"), "results"),
 }
 
 
-def __getattr__(name):
-    if name in _PUBLIC:
-        import importlib
+def _kind_factories() -> tuple[str, ...]:
+    import importlib
 
-        value = getattr(importlib.import_module(f".{_PUBLIC[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return tuple(importlib.import_module(".kinds", __name__).FACTORIES)
+
+
+def __getattr__(name):
+    import importlib
+
+    if name == "__all__":
+        return ["__version__", *_PUBLIC, *_kind_factories()]
+    if name in _PUBLIC:
+        module = _PUBLIC[name]
+    elif name == "kinds" or name in _kind_factories():
+        module = "kinds"
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    found = importlib.import_module(f".{module}", __name__)
+    value = found if name == module else getattr(found, name)
+    globals()[name] = value
+    return value
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_PUBLIC))
-
-
-__all__ = [
-    "__version__",
-    "Check",
-    "CheckResult",
-    "Claim",
-    "ClaimDefinitionError",
-    "Counterexample",
-    "Derived",
-    "Dim",
-    "DoublyStochastic",
-    "Hypothesis",
-    "Matrix",
-    "Ordered",
-    "Orthogonal",
-    "Part",
-    "ProofDomain",
-    "Reading",
-    "RunResult",
-    "Scalar",
-    "Simplex",
-    "Sphere",
-    "Stochastic",
-    "UnitVector",
-    "Variable",
-    "Vector",
-    "Verdict",
-]
+    return sorted(set(globals()) | set(_PUBLIC) | set(_kind_factories()))

@@ -33,7 +33,7 @@ import numpy as np
 import sympy
 
 from .claims import Check
-from .contexts import BallContext, DomainError, ExactContext, MPContext, NotRational, SymbolicContext, to_fraction
+from .contexts import BallContext, ExactContext, FunctionDomainError, MPContext, NotRational, SymbolicContext, to_fraction
 from .runner import OutOfTime, call_within
 
 EXACT = ExactContext()
@@ -124,7 +124,7 @@ class Certifier:
             with mp.precision():
                 ev = check.evaluate(mp, mp.convert(data), dims, with_hypotheses=False)
             return ev.lhs[0], ev.rhs[0], ev.margin[0]
-        except (ZeroDivisionError, ValueError, OverflowError, DomainError):
+        except (ZeroDivisionError, ValueError, OverflowError, FunctionDomainError):
             return None, None, None
 
     # ------------------------------------------------------------------------------
@@ -135,7 +135,7 @@ class Certifier:
             ev = check.evaluate(EXACT, EXACT.convert(data), dims)
         except ZeroDivisionError as exc:
             return Certificate("hypothesis-fails", "exact", detail=f"division by zero ({exc})"), None
-        except DomainError as exc:
+        except FunctionDomainError as exc:
             return Certificate("hypothesis-fails", "exact", detail=f"outside a function's domain ({exc})"), None
         decisive = (EXACT, ev, "in exact rational arithmetic")
         for hyp, h in zip(check.hypotheses, ev.hypotheses):
@@ -162,7 +162,7 @@ class Certifier:
             try:
                 with EXACT.precision():
                     out.append(np.asarray(hyp.margin(EXACT, v), dtype=object).reshape(-1)[0])
-            except (NotRational, ZeroDivisionError, DomainError):
+            except (NotRational, ZeroDivisionError, FunctionDomainError):
                 out.append(None)
         return out
 
@@ -185,7 +185,7 @@ class Certifier:
                 ev = check.evaluate(ball, ball.convert(data), dims)
             except ZeroDivisionError as exc:
                 return Certificate("hypothesis-fails", "interval", detail=f"division by zero ({exc})"), None
-            except DomainError as exc:
+            except FunctionDomainError as exc:
                 return Certificate("hypothesis-fails", "interval", detail=f"outside a function's domain ({exc})"), None
             decisive = (ball, ev, f"in ball arithmetic at {prec} bits")
             hyp_state = "hold"

@@ -93,7 +93,7 @@ class Variable:
     upper_text: str = ""
     description: str = ""
     #: the set the variable lies on when it is not a box (a simplex, a sphere, ...): a
-    #: :class:`verifier.domains.Domain`, whose membership joins the check's hypotheses
+    #: :class:`verifier.kinds.Kind`, whose membership joins the check's hypotheses
     domain: Any = None
 
     def __post_init__(self):
@@ -120,7 +120,9 @@ class Variable:
 
     @property
     def depends_on(self) -> tuple[str, ...]:
-        return tuple(x for x in (self.near, self.radius) if x)
+        """The variables this one is stated through (a relation's centre and radius, a ball's)."""
+        own = tuple(x for x in (self.near, self.radius) if x)
+        return own + (self.domain.depends_on() if self.domain is not None else ())
 
     def concrete_shape(self, dims: Mapping[str, int]) -> tuple[int, ...]:
         return tuple(s if isinstance(s, int) else dims[s] for s in self.shape)
@@ -253,6 +255,10 @@ class Values:
     def __getitem__(self, name):
         return self._data[name]
 
+    def mapped(self, convert) -> "Values":
+        """The same candidate with every variable's array converted (into another context's numbers, say)."""
+        return Values({k: convert(x) for k, x in self._data.items()}, self.params, self.dims)
+
     def __setattr__(self, name, value):
         raise AttributeError("Values are read-only")
 
@@ -274,6 +280,9 @@ class Part:
     statement: str = ""
     latex: str = ""
     elementwise: bool = False
+    #: hypotheses of this part only, besides the claim's: two regimes of one statement
+    #: (``x <= 1`` and ``x >= 1``) are two parts of one claim, each searched, certified,
+    #: shrunk, proved and locked under its own
     hypotheses: tuple[Hypothesis, ...] = ()
     lhs_text: str = "lhs"
     rhs_text: str = "rhs"
@@ -289,6 +298,18 @@ class Part:
     def __post_init__(self):
         if self.relation not in RELATIONS:
             raise ClaimDefinitionError(f"part {self.name}: relation must be one of {sorted(RELATIONS)}, got {self.relation!r}")
+        object.__setattr__(self, "hypotheses", _hypotheses(f"part {self.name}", self.hypotheses))
+
+
+def _hypotheses(owner: str, hypotheses) -> tuple[Hypothesis, ...]:
+    """A list or tuple of :class:`Hypothesis` objects as a tuple, or a one-line error naming ``owner``."""
+    if isinstance(hypotheses, (Hypothesis, str)) or not hasattr(hypotheses, "__iter__"):
+        raise ClaimDefinitionError(f"{owner}: hypotheses must be a list or tuple of Hypothesis objects, got {hypotheses!r}")
+    out = tuple(hypotheses)
+    for h in out:
+        if not isinstance(h, Hypothesis):
+            raise ClaimDefinitionError(f"{owner}: hypotheses must hold Hypothesis objects, got {h!r}")
+    return out
 
 
 @dataclass(frozen=True)
@@ -527,7 +548,7 @@ class Check:
         """Stated hypotheses plus the relations built into the variables' domains."""
         out = list(self.claim.hypotheses) + list(self.reading.extra_hypotheses) + list(self.part.hypotheses)
         for var in self.variables:
-            out.extend(_domain_hypotheses(var))
+            out.extend(domain_hypotheses(var))
         return tuple(out)
 
     def values(self, data: Mapping[str, Any], dims: Mapping[str, int]) -> Values:
@@ -551,7 +572,7 @@ class Check:
             raise FloatLiteralError(f"claim {self.claim.id} part {self.part.name} ({where}): {exc}") from None
 
 
-def _domain_hypotheses(var: Variable) -> list[Hypothesis]:
+def domain_hypotheses(var: Variable) -> list[Hypothesis]:
     out = []
     if var.lo is not None:
         out.append(Hypothesis(f"{var.name} \u2265 {var.lo:g}", lambda ctx, v, n=var.name, lo=var.lo: ctx.min_all(v[n]) - ctx.const(lo.exact)))

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from .claims import Check
 from .budget import NO_PROOFS, ProofBudget
-from .prove import BoundedDomainError, DomainError, MethodError, make_domain, prove
+from .prove import BoundedDomainError, MethodError, ProofBoxError, make_proof_box, prove
 from .prove.identity import degenerate
 from .results import CheckResult, ProofAttempt, ProofStatus, StopReason, Verdict
 from .runner import OutOfTime, call_within
@@ -69,7 +69,7 @@ def attempt(check: Check, budget: ProofBudget, deadline: float | None = None, sh
     left = budget.per_check if deadline is None else min(budget.per_check, (deadline - time.monotonic()) * share)
     try:
         domain = domain_of(check)
-    except DomainError as exc:
+    except ProofBoxError as exc:
         return ProofAttempt(ProofStatus.ERROR, "", message=f"proof domain: {exc}"), None
     where, spec = domain.describe(check), domain.to_dict()
     if cap is not None and cap < MIN_ATTEMPT_SECONDS <= left:
@@ -115,9 +115,9 @@ def proof_before_search(check: Check, config) -> CheckResult | None:
     seconds = min(PROOF_FIRST_SECONDS, config.time_limit / 4)
     before = _random_state()
     try:
-        domain = make_domain(check, sizes)
+        domain = make_proof_box(check, sizes)
         proof = call_within(start + seconds, prove, check, domain, "smt", seconds, config.dps)
-    except (DomainError, MethodError, BoundedDomainError, OutOfTime):
+    except (ProofBoxError, MethodError, BoundedDomainError, OutOfTime):
         return None  # not polynomial, not decidable by z3 in its time: the search as always
     if proof.result.verdict is not Verdict.PROVED or _random_state() != before:
         return None
@@ -146,7 +146,7 @@ def larger_domains(check: Check) -> list[tuple[str, object]]:
             break
         try:
             domain = _domain_at(check, bigger)
-        except DomainError:
+        except ProofBoxError:
             break
         out.append((", ".join(f"{d.name} = {bigger[d.name]}" for d in free), domain, bigger))
     return [(text, domain) for text, domain, _ in out]
@@ -159,7 +159,7 @@ def grown_domain(check: Check, domain):
         return None
     try:
         return _domain_at(check, sizes)
-    except DomainError:
+    except ProofBoxError:
         return None
 
 
@@ -197,7 +197,7 @@ def as_locked(check: Check, status: str, method: str, volume_percent: float | No
     gain); the domain is still computed afresh, so one that moved is seen."""
     try:
         domain = domain_of(check)
-    except DomainError as exc:
+    except ProofBoxError as exc:
         return ProofAttempt(ProofStatus.ERROR, "", message=f"proof domain: {exc}")
     return ProofAttempt(ProofStatus(status), domain.describe(check), domain.to_dict(), method=method, volume_percent=volume_percent,
                         message="as locked: a proof that did not go through is not tried again by verify check")
@@ -211,7 +211,7 @@ def domain_of(check: Check):
 def _domain_at(check: Check, sizes: dict):
     """The claim's declared proof domain (its box, or its variables' own bounds) at ``sizes``."""
     declared = check.proof_domain
-    return make_domain(check, sizes, declared.box, declared.boxes, own_bounds=not declared.box_stated)
+    return make_proof_box(check, sizes, declared.box, declared.boxes, own_bounds=not declared.box_stated)
 
 
 def with_proof(result: CheckResult, proof: ProofAttempt, refuting: CheckResult | None) -> CheckResult:

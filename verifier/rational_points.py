@@ -1,7 +1,7 @@
 """Simple rational points near a float point, on every variable's set.
 
 A certificate sees exact inputs, so a constrained variable must lie *exactly* on its set;
-each kind moves a point onto its set in rationals itself (:mod:`verifier.domains`), and
+each kind moves a point onto its set in rationals itself (:mod:`verifier.kinds`), and
 :func:`verifier.sampling.exactify` applies those maps to a float candidate.
 
 Near-ties: a strict claim whose only equality point is ``a = b = c = 1/3`` is never refuted
@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import itertools
 import math
-from fractions import Fraction
 
 import numpy as np
 from flint import fmpq, fmpz_mat
 
 from .contexts import ExactContext, FloatContext, to_fraction
-from .domains import cayley, domain_of, inverse_stereographic, is_derived, q
+from .kinds import domain_of, is_derived
 from .sampling import Sampler, batch_fastest, exactify, project
 
 #: denominators tried around a near-tie, smallest first (each a rung of convergents)
@@ -102,7 +101,16 @@ def _snap_variable_ladder(var, point, bounds) -> dict:
     if chart is None:
         return entries
     params = _snap_ladder(chart.params, bounds)
-    return {m: entries[m] if dom.contains(entries[m]) else chart.point(params[m]) for m in bounds}
+    return {m: entries[m] if dom.contains(entries[m]) else _mapped(chart.point, params[m], entries[m]) for m in bounds}
+
+
+def _mapped(point, params, fallback):
+    """A chart's point at ``params``, or ``fallback`` where the chart has none there (a
+    quadric's line parallel to an asymptote meets it at no second point)."""
+    try:
+        return point(params)
+    except (ValueError, ArithmeticError):
+        return fallback
 
 
 def common_denominator(values, scale, max_denominator=MAX_COMMON_DENOMINATOR) -> np.ndarray | None:
@@ -143,7 +151,7 @@ def _common_denominator_variable(var, point, scale):
     if chart is None or (entries is not None and dom.contains(entries)):
         return entries
     params = common_denominator(chart.params, scale)
-    return None if params is None else chart.point(params)
+    return None if params is None else _mapped(chart.point, params, None)
 
 
 def nearby_simple_points(check, data, dims, project):
@@ -214,8 +222,12 @@ def rounded_in_charts(check, data, dims, project, denominators):
                 for var in free:
                     params, back = charts[var.name]
                     rounded = np.vectorize(lambda v: fmpq((next(ways) if way else round)(to_fraction(v) * den), den), otypes=[object])(params)
-                    cand[var.name] = np.asarray(back(rounded), dtype=object)[None]
-                yield cand
+                    cand[var.name] = _mapped(back, rounded, None)
+                    if cand[var.name] is None:
+                        break
+                    cand[var.name] = np.asarray(cand[var.name], dtype=object)[None]
+                else:
+                    yield cand
 
     return _distinct_projections(data, candidates(), project)
 
@@ -300,10 +312,10 @@ DERIVED_PROBES = 32
 
 
 def refuse_irrational_derived(check, seed: int = 0) -> None:
-    """Raise :class:`~verifier.domains.IrrationalDerivedValue` before a search whose derived
+    """Raise :class:`~verifier.kinds.IrrationalDerivedValue` before a search whose derived
     variables leave the rationals at a sampled point, so a true claim fails as clearly as a
     false one, at once."""
-    if not any(is_derived(v) for v in check.variables):
+    if not any(v.domain is not None and v.domain.relative for v in check.variables):
         return
     dims = {d.name: d.lo for d in check.dims}
     with np.errstate(all="ignore"):
@@ -316,4 +328,4 @@ def refuse_irrational_derived(check, seed: int = 0) -> None:
 
 
 __all__ = ["nearby_simple_points", "rounded_in_charts", "is_new_near_tie", "try_near_tie", "try_nearby_simple_rationals", "refuse_irrational_derived",
-           "inverse_stereographic", "cayley", "q", "Fraction"]
+           "common_denominator", "limit_denominators", "DENOMINATORS"]

@@ -11,7 +11,7 @@ from .coq.export import export_counterexample
 from .coq.terms import NotExportable
 from .packside import PackSource, as_data, loaded, resolve
 from .proof_audit import as_locked, attempt, proof_before_search
-from .prove import make_domain, prove
+from .prove import make_proof_box, prove
 from .results import ProofAttempt, ProofStatus
 from .runner import make_runner, send_message
 from .search.config import SearchConfig
@@ -99,7 +99,7 @@ class ProveTask:
 
 def prove_on(task: ProveTask):
     check = resolve(task.ref)
-    domain = make_domain(check, task.dims, task.default_box, task.named_boxes)
+    domain = make_proof_box(check, task.dims, task.default_box, task.named_boxes)
     with make_runner(task.jobs, task.executor) as runner:
         return as_data(prove(check, domain, task.method, task.time_limit, task.dps, executor=runner))
 

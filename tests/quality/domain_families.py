@@ -13,7 +13,7 @@ from fractions import Fraction
 import numpy as np
 
 from verifier import Claim, Derived, Dim, DoublyStochastic, Hypothesis, Ordered, Orthogonal, Part, Scalar, Simplex, Sphere, Stochastic, UnitVector, Vector
-from verifier.domains import sphere_rational_point
+from verifier.kinds.sphere import sphere_rational_point
 
 
 def exact_point(cx):

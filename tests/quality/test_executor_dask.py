@@ -128,10 +128,10 @@ def test_a_local_cluster_closes_with_its_runner():
 
 
 def test_a_branch_and_bound_proof_is_the_same_on_every_executor(dask, process):
-    from verifier.prove import make_domain, parse_boxes, parse_dims, prove
+    from verifier.prove import make_proof_box, parse_boxes, parse_dims, prove
 
     check = check_of("4.2", part="1", reading="intended")
-    domain = make_domain(check, parse_dims("n=1"), *parse_boxes(["a=-1:1", "eps=1/10:1"]))
+    domain = make_proof_box(check, parse_dims("n=1"), *parse_boxes(["a=-1:1", "eps=1/10:1"]))
     proofs = [prove(check, domain, "branch-and-bound", 60.0, 50, executor=ex) for ex in (SerialRunner(), process, dask)]
     assert proofs[0].result.verdict.value == "proved" and proofs[0].details.boxes_examined > 64  # more than one round
     serial, *others = [(dataclasses.replace(p.result, seconds=0.0), p.details) for p in proofs]

@@ -29,7 +29,7 @@ from verifier.engine import SearchConfig, run_check
 from verifier.frontend import ExpressionError, ExprRequest, build
 from verifier.frontend.translate import read
 from verifier.prove import prove
-from verifier.prove.domain import make_domain
+from verifier.prove.domain import make_proof_box
 from verifier.results import Verdict
 
 from .latex_pairs import SCALARS, VECTORS, agree, pairs, scope
@@ -53,7 +53,7 @@ def _declarations(pair, where) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 def _holds(check, dims) -> str | None:
     """None when the check is proved or survives; else what happened."""
-    proof = prove(check, make_domain(check, dims, own_bounds=True), time_limit=PROVE_SECONDS)
+    proof = prove(check, make_proof_box(check, dims, own_bounds=True), time_limit=PROVE_SECONDS)
     if proof.result.verdict is Verdict.PROVED:
         return None
     result = run_check(check, SearchConfig(seed=SEED, budget=SEARCH_BUDGET))

@@ -5,7 +5,7 @@ import pytest
 
 from tests.conftest import check_of
 from verifier.prove import prove
-from verifier.prove.domain import make_domain
+from verifier.prove.domain import make_proof_box
 from verifier.results import Verdict
 
 CASES = [
@@ -18,7 +18,7 @@ CASES = [
 @pytest.mark.parametrize("cid,part,reading,dims,verdict", CASES, ids=lambda x: str(x))
 def test_bounded_minimiser_readings_are_decided(cid, part, reading, dims, verdict):
     check = check_of(cid, part=part, reading=reading)
-    proof = prove(check, make_domain(check, dims), time_limit=30)
+    proof = prove(check, make_proof_box(check, dims), time_limit=30)
     result = proof.result
     assert result.verdict is verdict, result.message
     if verdict is Verdict.REFUTED:

@@ -23,7 +23,7 @@ import pytest
 
 from verifier import Claim, Dim, Hypothesis, Matrix, Part, Scalar, Vector
 from verifier.library import softmax
-from verifier.prove import make_domain, prove
+from verifier.prove import make_proof_box, prove
 
 #: the same budget for the tree before and after: boxes cannot close these claims within it
 TIME, BOXES = 30, 300
@@ -50,7 +50,7 @@ def softmax_ratio(seed: int, honest: bool = True):
                   dims=[Dim("n", 1, 3)], variables=[Matrix("A", "n", "n"), Matrix("E", "n", "n")], parts=[part])
     centre, half = Fraction(rng.randint(-4, 4), 2), Fraction(rng.randint(1, 4), 2)
     check = claim.checks()[0]
-    return check, make_domain(check, {"n": 2}, (centre - half, centre + half))
+    return check, make_proof_box(check, {"n": 2}, (centre - half, centre + half))
 
 
 def weighted_perturbation(seed: int, honest: bool = True):
@@ -75,7 +75,7 @@ def weighted_perturbation(seed: int, honest: bool = True):
     check = claim.checks()[0]
     centre, half = rng.randint(-3, 3), rng.randint(1, 4)
     eps_hi = Fraction(rng.randint(1, 4), 2)
-    return check, make_domain(check, {"n": n}, None, {"a": (Fraction(centre - half), Fraction(centre + half)),
+    return check, make_proof_box(check, {"n": n}, None, {"a": (Fraction(centre - half), Fraction(centre + half)),
                                                       "eps": (Fraction(1, 100), eps_hi)})
 
 

@@ -48,7 +48,7 @@ SCRIPT = textwrap.dedent('''
     import json, sys
     from fractions import Fraction as F
     from verifier import Claim, Part, Scalar
-    from verifier.prove import make_domain, prove
+    from verifier.prove import make_proof_box, prove
 
     cases = json.loads(sys.argv[1])
     for name, (box, true, false) in cases.items():
@@ -63,7 +63,7 @@ SCRIPT = textwrap.dedent('''
             claim = Claim(id=f"{name}-{truth}", kind="property", paper="t", location="-", title=text, statement=text,
                           dims=[], variables=variables, parts=[part])
             check = claim.checks()[0]
-            proof = prove(check, make_domain(check, {}, None, {}), time_limit=60, max_boxes=4000)
+            proof = prove(check, make_proof_box(check, {}, None, {}), time_limit=60, max_boxes=4000)
             print(json.dumps([name, truth, proof.result.verdict.value, proof.result.message]), flush=True)
 ''')
 

@@ -1,6 +1,6 @@
 """Hypotheses bound the domain of a proof (issue 26, item 2).
 
-Six true Olympiad-style claims ended their proofs in ``DomainError: sqrt is undefined at
+Six true Olympiad-style claims ended their proofs in ``FunctionDomainError: sqrt is undefined at
 -0.59...`` or ``log is undefined at 0``, although their hypotheses (radicand > 0, variables
 > 0) exclude those points.  A seeded family of such true claims, proved as ``verify lemma``
 proves a survivor (the claim's own proof domain, a box budget): positive variables (free on

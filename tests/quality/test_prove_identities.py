@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from verifier import Claim, Derived, Dim, Part, Scalar, Simplex, Vector
-from verifier.prove import make_domain, prove
+from verifier.prove import make_proof_box, prove
 from verifier.prove.identity import prove_identity
 
 LIMIT = 60
@@ -88,7 +88,7 @@ FAMILIES = {"rotary": rotary, "pinsker-equality": pinsker_equality, "softmax-shi
 
 
 def _domain(check):
-    return make_domain(check, {d.name: d.lo for d in check.dims}, (Fraction(-2), Fraction(2)))
+    return make_proof_box(check, {d.name: d.lo for d in check.dims}, (Fraction(-2), Fraction(2)))
 
 
 @pytest.mark.parametrize("seed", range(3))

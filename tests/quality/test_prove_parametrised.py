@@ -22,7 +22,7 @@ from tests.quality.domain_families import exact_point, sphere_interior
 from verifier import Claim, Derived, Dim, Ordered, Orthogonal, Part, Scalar, Simplex, Stochastic, UnitVector, Vector
 from verifier.contexts import ExactContext
 from verifier.domains import membership_errors
-from verifier.prove import make_domain, prove
+from verifier.prove import make_proof_box, prove
 from verifier.prove.parametrisation import Parametrisation
 from verifier.prove.smt import formula
 
@@ -127,7 +127,7 @@ FAMILIES = {
 def test_true_claims_on_every_kind_are_proved_through_the_parametrisation(family, seed):
     make, method = FAMILIES[family]
     check = make(seed).checks()[0]
-    domain = make_domain(check, {d.name: d.lo for d in check.dims}, (Fraction(-2), Fraction(2)))
+    domain = make_proof_box(check, {d.name: d.lo for d in check.dims}, (Fraction(-2), Fraction(2)))
     proof = prove(check, domain, method, LIMIT)
     assert proof.result.verdict.value == "proved", proof.result.message
     assert proof.details.method == ("identity" if method == "auto" else "smt")
@@ -139,7 +139,7 @@ def test_a_solvers_model_is_an_exact_point_on_the_sphere(seed):
     (not certified: inconclusive, before); through the chart, rational parameters give a
     rational point exactly on it, and the counterexample certifies."""
     check = sphere_interior(seed, sizes=(3, 5)).checks()[0]  # n = 5 takes z3 20 s: a test costs seconds
-    proof = prove(check, make_domain(check, {d.name: d.lo for d in check.dims}), "smt", LIMIT)
+    proof = prove(check, make_proof_box(check, {d.name: d.lo for d in check.dims}), "smt", LIMIT)
     assert proof.result.verdict.value == "refuted", proof.result.message
     cx = proof.result.counterexample
     assert proof.result.certified and membership_errors(check, exact_point(cx), cx.dims, ExactContext()) is None
@@ -162,7 +162,7 @@ def test_no_prover_evaluates_a_membership_the_map_builds_in(var, dims, name, smt
     claim = _claim("kind", (var,), tuple(Dim(k, n, n) for k, n in dims.items()), lambda ctx, v: ctx.sum_all(v[name]),
                    lambda ctx, v: ctx.const(100), "<=")
     check = claim.checks()[0]
-    param = Parametrisation(check, make_domain(check, dims, (Fraction(-2), Fraction(2))), smt=smt)
+    param = Parametrisation(check, make_proof_box(check, dims, (Fraction(-2), Fraction(2))), smt=smt)
     membership = {h.text for h in var.domain.hypotheses(var)}
     assert membership and not membership & {h.text for h in param.hypotheses}
     # every point the map gives lies on the set, exactly (a box's centre, a solver's model)
@@ -180,11 +180,11 @@ def test_no_prover_evaluates_a_membership_the_map_builds_in(var, dims, name, smt
 def test_a_derived_variable_is_its_definition_and_its_bounds_stay_hypotheses():
     claim = derived_schur(0)
     check = claim.checks()[0]
-    domain = make_domain(check, {}, (Fraction(-2), Fraction(2)))
+    domain = make_proof_box(check, {}, (Fraction(-2), Fraction(2)))
     # the definition is built in; c >= 0 is not (branch and bound: the boxes of a and b lie in their bounds)
     assert [h.text for h in Parametrisation(check, domain).hypotheses] == ["c \u2265 0"]
     texts = [h.text for h in Parametrisation(check, domain, smt=True).hypotheses]
     assert "c \u2265 0" in texts and not any(t.startswith("c = ") for t in texts)
-    data, facts = formula(check, make_domain(check, {}))
+    data, facts = formula(check, make_proof_box(check, {}))
     assert "a" in str(data["c"][0]) and "b" in str(data["c"][0])  # c is written as total - a - b, not a symbol of its own
     assert not any("c" == str(x) for x in np.ravel(data["c"]))

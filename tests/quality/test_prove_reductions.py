@@ -20,7 +20,7 @@ import pytest
 
 from verifier import Claim, Dim, Part, Scalar, Vector
 from verifier.library import softmax
-from verifier.prove import make_domain, prove
+from verifier.prove import make_proof_box, prove
 from verifier.prove.bnb import BranchAndBound
 
 
@@ -40,7 +40,7 @@ def _draw(seed: int, true: bool):
     constant = Fraction(rng.randint(6, 12), 4) if true else Fraction(rng.randint(1, 5), 20)
     check = _family(constant)
     box = (centre - half, centre + half)
-    domain = make_domain(check, {"n": 3}, None, {"a": box, "eps": (Fraction(1, 100), Fraction(rng.randint(1, 4), 2))})
+    domain = make_proof_box(check, {"n": 3}, None, {"a": box, "eps": (Fraction(1, 100), Fraction(rng.randint(1, 4), 2))})
     return check, domain, box
 
 

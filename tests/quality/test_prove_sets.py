@@ -17,7 +17,7 @@ import pytest
 from verifier import Claim, Dim, Orthogonal, Part, UnitVector
 from verifier.contexts import ExactContext
 from verifier.domains import membership_errors
-from verifier.prove import make_domain, prove
+from verifier.prove import make_proof_box, prove
 from verifier.store import parse_exact
 
 GAP = Fraction(1, 4)
@@ -62,7 +62,7 @@ KINDS = ["unit-2", "unit-inf", "unit-1", "orthogonal"]
 def _proved(kind, seed, true, gap=GAP):
     """The member's branch-and-bound proof on its smallest dims, and the member's check."""
     check, n = _family(kind, seed, true=true, gap=gap)
-    return prove(check, make_domain(check, {"n": n}), method="branch-and-bound", time_limit=120), check
+    return prove(check, make_proof_box(check, {"n": n}), method="branch-and-bound", time_limit=120), check
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -23,13 +23,13 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from verifier.contexts import (
-    FUNCTIONS, REDUCTIONS, BallContext, DomainError, ExactContext, FloatContext, MPContext, NotRational, SymbolicContext,
+    FUNCTIONS, REDUCTIONS, BallContext, FunctionDomainError, ExactContext, FloatContext, MPContext, NotRational, SymbolicContext,
 )
 from verifier.prove.jets import JetContext, interval_ball
 
 FLOAT, MP, EXACT, BALL, BALL53 = FloatContext(), MPContext(100), ExactContext(), BallContext(256), BallContext(53)
 EXPONENTS = [Fraction(p) for p in ("2", "3", "-1", "1/2", "3/2", "-1/2", "1/3")]
-UNDEFINED = (DomainError, ZeroDivisionError)
+UNDEFINED = (FunctionDomainError, ZeroDivisionError)
 #: beyond this an argument of sin/cos/... costs mpmath more than a test should spend
 LARGEST = mpmath.mpf(10) ** 8
 

@@ -12,7 +12,7 @@ from verifier import Claim, Part, Scalar, Vector
 from verifier.claims import Dim
 from verifier.contexts import BallContext, ExactContext, FloatContext, MPContext, SymbolicContext
 from verifier.engine import SearchConfig, run_check
-from verifier.prove import make_domain, prove
+from verifier.prove import make_proof_box, prove
 from verifier.prove.z3ctx import Z3Context
 
 CONTEXTS = [FloatContext(), MPContext(40), ExactContext(), BallContext(160), SymbolicContext()]
@@ -69,7 +69,7 @@ def test_z3_proves_what_sort_means_and_refutes_what_it_does_not():
     for claim, verdict in ((_first_sorted(lambda c, v: c.min_all(v.x), "=="), "proved"),  # the first is the least
                            (_first_sorted(lambda c, v: v.x[:, 0], ">="), "refuted")):  # ... not x_1
         check = claim.checks()[0]
-        proof = prove(check, make_domain(check, {"n": 3}), method="smt", time_limit=30)
+        proof = prove(check, make_proof_box(check, {"n": 3}), method="smt", time_limit=30)
         assert proof.result.verdict.value == verdict, proof.result.message
 
 
@@ -80,7 +80,7 @@ def test_branch_and_bound_proves_through_sort_with_exp():
                   parts=[Part("main", lhs=lambda c, v: c.sum(c.top_k(c.exp(v.x), 2), 1),
                               rhs=lambda c, v: c.sum(c.exp(v.x), 1))])
     check = claim.checks()[0]
-    proof = prove(check, make_domain(check, {"n": 3}), time_limit=60, max_boxes=2000)
+    proof = prove(check, make_proof_box(check, {"n": 3}), time_limit=60, max_boxes=2000)
     assert proof.result.verdict.value == "proved", proof.result.message
 
 

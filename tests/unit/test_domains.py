@@ -12,7 +12,8 @@ from verifier import Claim, ClaimDefinitionError, Derived, Dim, DoublyStochastic
 from verifier.certify import Certifier
 from verifier.contexts import ExactContext, FloatContext
 from verifier.domains import membership_errors
-from verifier.domains import cayley, inverse_stereographic
+from verifier.kinds.orthogonal import cayley
+from verifier.kinds.sphere import inverse_stereographic
 from verifier.rational_points import nearby_simple_points
 from verifier.sampling import Sampler, exactify, on_boundary, project
 

@@ -11,12 +11,12 @@ from tests.quality.domain_families import exact_point, orthogonal_signed_permuta
 from verifier import Simplex, Sphere
 from verifier.contexts import ExactContext
 from verifier.domains import membership_errors
-from verifier.prove import make_domain, prove
+from verifier.prove import make_proof_box, prove
 
 
 def _smt(check):
     dims = {d.name: d.lo for d in check.dims}
-    return prove(check, make_domain(check, dims), method="smt", time_limit=30)
+    return prove(check, make_proof_box(check, dims), method="smt", time_limit=30)
 
 
 @pytest.mark.parametrize("make", [true_simplex, true_ordered, true_derived])
@@ -46,10 +46,10 @@ def test_branch_and_bound_ranges_over_the_simplex_itself():
 
     # sum exp(p_i) over the 3-simplex peaks at a vertex: e + 2 < 5; rows of P peak at e + 1 each
     check = _exp_claim(Simplex("x", "n"), {"n": 3}, 5)
-    proved = prove(check, make_domain(check, {"n": 3}), method="branch-and-bound", time_limit=30)
+    proved = prove(check, make_proof_box(check, {"n": 3}), method="branch-and-bound", time_limit=30)
     assert proved.result.verdict.value == "proved", proved.result.message
     check = _exp_claim(Stochastic("x", "n", "n"), {"n": 2}, 7)
-    refuted = prove(check, make_domain(check, {"n": 2}), method="branch-and-bound", time_limit=30)
+    refuted = prove(check, make_proof_box(check, {"n": 2}), method="branch-and-bound", time_limit=30)
     assert refuted.result.verdict.value == "refuted"
     cx = refuted.result.counterexample
     assert membership_errors(check, exact_point(cx), cx.dims, ExactContext()) is None
@@ -70,9 +70,9 @@ def test_branch_and_bound_ranges_over_a_sphere_and_a_scaled_simplex(make, n, w, 
         check = Claim("e", "e", "e", variables=(var,), dims=(Dim("n", n, n),),
                       parts=(Part("main", lambda ctx, v: ctx.exp(ctx.sum(v.x * np.asarray(w, dtype=object), -1)),
                                   lambda ctx, v, b=best + gap: ctx.exp(ctx.const(b))),)).checks()[0]
-        p = prove(check, make_domain(check, {"n": n}), method="branch-and-bound", time_limit=60)
+        p = prove(check, make_proof_box(check, {"n": n}), method="branch-and-bound", time_limit=60)
         assert p.result.verdict.value == verdict, p.result.message
-        assert f"x on the {var.domain.kind} set" in p.result.domain
+        assert f"x on the {var.domain.name} set" in p.result.domain
         if verdict == "refuted":
             cx = p.result.counterexample
             assert membership_errors(check, exact_point(cx), cx.dims, ExactContext()) is None
@@ -84,7 +84,7 @@ def test_branch_and_bound_says_which_kinds_it_cannot_parametrise():
 
     check = _exp_claim(Orthogonal("x", "n"), {"n": 4}, 30)
     with pytest.raises(BoundedDomainError, match="up to n = 3 .*not n = 4"):
-        prove(check, make_domain(check, {"n": 4}), method="branch-and-bound", time_limit=5)
+        prove(check, make_proof_box(check, {"n": 4}), method="branch-and-bound", time_limit=5)
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -96,4 +96,4 @@ def test_prove_refuses_an_irrational_derived_variable_naming_it(seed, holds):
 
     check = irrational_derived(seed, holds).checks()[0]
     with pytest.raises(MethodError, match="Derived c = sqrt.*irrational.*define c with"):
-        prove(check, make_domain(check, {}), time_limit=5)
+        prove(check, make_proof_box(check, {}), time_limit=5)

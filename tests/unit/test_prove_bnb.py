@@ -11,10 +11,10 @@ from flint import arb, fmpq
 from tests.conftest import check_of
 from verifier import Claim, Dim, Orthogonal, Part, Sphere, UnitVector
 from verifier.contexts import ExactContext, FloatContext
-from verifier.domains import membership_errors, sqrt_upper
+from verifier.kinds import membership_errors
+from verifier.kinds.sphere import sqrt_upper
 from verifier.runner import ForkedRunner, SerialRunner
-from verifier.prove import make_domain, prove
-from verifier.prove.charts import chart_atlas
+from verifier.prove import make_proof_box, prove
 from verifier.prove.jets import JetContext, interval_ball
 
 BOX = (Fraction(-5), Fraction(5))
@@ -30,7 +30,7 @@ def _summary(p):
                          [("B.2", None, None, {"n": 2}), ("B.2", None, None, {"n": 3}), ("4.2", "2", "intended", {"n": 1})])
 def test_the_proof_does_not_depend_on_the_executor(claim_id, part, reading, dims):
     check = check_of(claim_id, part=part, reading=reading)
-    domain = make_domain(check, dims, None, {"a": BOX, "eps": EPS})
+    domain = make_proof_box(check, dims, None, {"a": BOX, "eps": EPS})
     serial = prove(check, domain, method="branch-and-bound", time_limit=120, executor=SerialRunner())
     with ForkedRunner(2) as pool:
         pooled = prove(check, domain, method="branch-and-bound", time_limit=120, executor=pool)
@@ -83,6 +83,10 @@ def _variable(kind):
             "sphere-3": Sphere("x", "n", 3), "sphere-7/9": Sphere("x", "n", "7/9"), "sphere-9/4": Sphere("x", "n", "9/4")}[kind]
 
 
+def _atlas(var, shape):
+    return var.domain.atlas(var, shape)
+
+
 @pytest.mark.parametrize("kind, n", [("unit-2", 1), ("unit-2", 3), ("unit-inf", 3), ("unit-1", 2), ("orthogonal", 1), ("orthogonal", 2), ("orthogonal", 3),
                                      ("sphere-3", 3), ("sphere-3", 5), ("sphere-7/9", 4), ("sphere-9/4", 1), ("sphere-9/4", 2)])
 def test_every_chart_maps_rational_parameters_exactly_onto_the_set(kind, n):
@@ -90,7 +94,7 @@ def test_every_chart_maps_rational_parameters_exactly_onto_the_set(kind, n):
     claim = Claim("c", "c", "c", variables=(var,), dims=(Dim("n", n, n),),
                   parts=(Part("main", lambda ctx, v: ctx.sum_all(v["x"]), lambda ctx, v: ctx.const(100)),))
     check = claim.checks()[0]
-    atlas = chart_atlas(var, var.concrete_shape({"n": n}))
+    atlas = _atlas(var, var.concrete_shape({"n": n}))
     rng = np.random.default_rng(n)
     exact = ExactContext()
     for piece in range(atlas.pieces):
@@ -104,18 +108,18 @@ def test_charts_reach_the_extreme_points():
     """The vertices of the cross-polytope, the cube's corners, the poles: where maxima of these claims sit."""
     exact = ExactContext()
     var = UnitVector("x", "n", norm=1)
-    atlas = chart_atlas(var, (3,))
+    atlas = _atlas(var, (3,))
     assert [int(x) for x in atlas.point(exact, [fmpq(0), fmpq(0)], 0)] == [1, 0, 0]
-    atlas = chart_atlas(UnitVector("x", "n", norm="inf"), (3,))
+    atlas = _atlas(UnitVector("x", "n", norm="inf"), (3,))
     assert [int(x) for x in atlas.point(exact, [fmpq(1), fmpq(-1)], 5)] == [1, -1, -1]
-    atlas = chart_atlas(UnitVector("x", "n"), (3,))
+    atlas = _atlas(UnitVector("x", "n"), (3,))
     assert [int(x) for x in atlas.point(exact, [fmpq(0), fmpq(0)], 1)] == [0, 0, -1]
 
 
 def test_a_box_in_a_chart_is_enclosed():
     """A Jet over a chart's box encloses the chart's exact value at a point of the box."""
     var = UnitVector("x", "n")
-    atlas = chart_atlas(var, (3,))
+    atlas = _atlas(var, (3,))
     box = [(Fraction(-1, 4), Fraction(1, 2)), (Fraction(1, 8), Fraction(1))]
     ctx, t = _jets_over(box)
     with ctx.precision():
@@ -130,7 +134,7 @@ def test_the_two_sphere_charts_cover_the_sphere(r2, n):
     """Every point of the sphere is the image of a parameter in [-1, 1]^(n-1) of one of the
     two charts: the chart from the pole +-p covers the hemisphere where +-p . x <= 0."""
     var = Sphere("x", "n", r2)
-    atlas = chart_atlas(var, (n,))
+    atlas = _atlas(var, (n,))
     p = np.array([float(v) for v in var.domain.rational_point(n)])
     j = int(np.argmax(np.abs(p)))
     c = float(sqrt_upper(var.domain.radius_squared))

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import check_of
 from verifier import Claim, Part, Scalar
-from verifier.prove import make_domain, prove
+from verifier.prove import make_proof_box, prove
 from verifier.prove.exp_basis import ExpBasis, Leaf, Linearizer, NotLinear, extreme_operands, prove_exp_basis
 
 NAMES = ("u", "v", "w")
@@ -153,27 +153,27 @@ BOX = {"x": (Fraction(-1), Fraction(1)), "z": (Fraction(-1), Fraction(1))}
 def test_an_identity_of_four_exponentials_is_proved():
     """exp(x - z/3) exp(z) >= exp(x) exp(2z/3): equal, so a proof needs the exact basis (q = 3 for z)."""
     check = _scalar_claim(lambda c, v: c.exp(v.x - v.z / 3) * c.exp(v.z), lambda c, v: c.exp(v.x) * c.exp(2 * v.z / 3))
-    p = prove_exp_basis(check, make_domain(check, {}, None, BOX), 10)
+    p = prove_exp_basis(check, make_proof_box(check, {}, None, BOX), 10)
     assert p is not None and p.result.verdict.value == "proved" and p.details.solver == "unsat (exponential basis)"
 
 
 def test_a_variable_outside_exp_is_linked_by_chords_and_tangents():
     """e^x - 1 <= 2x on [0, 1] (Lemma D.5's step): the chord of exp on [0, 1] lies below 1 + 2x."""
     check = _scalar_claim(lambda c, v: 2 * v.x + 0 * v.z, lambda c, v: c.exp(v.x) - 1)
-    p = prove_exp_basis(check, make_domain(check, {}, None, {"x": (Fraction(0), Fraction(1)), "z": BOX["z"]}), 10)
+    p = prove_exp_basis(check, make_proof_box(check, {}, None, {"x": (Fraction(0), Fraction(1)), "z": BOX["z"]}), 10)
     assert p is not None and p.result.verdict.value == "proved", p and p.result.message
 
 
 def test_a_false_claim_is_refuted_or_left_never_proved():
     """exp(x + z) <= (99/100) exp(x) exp(z) is false everywhere."""
     check = _scalar_claim(lambda c, v: Fraction(99, 100) * c.exp(v.x) * c.exp(v.z), lambda c, v: c.exp(v.x + v.z))
-    p = prove_exp_basis(check, make_domain(check, {}, None, BOX), 10)
+    p = prove_exp_basis(check, make_proof_box(check, {}, None, BOX), 10)
     assert p is not None and p.result.verdict.value == "refuted" and p.result.counterexample is not None
 
 
 def test_an_exponent_outside_the_basis_leaves_it_to_the_abstraction():
     check = _scalar_claim(lambda c, v: c.exp(v.x * v.z), lambda c, v: 0 * v.x)
-    assert prove_exp_basis(check, make_domain(check, {}, None, BOX), 10) is None
+    assert prove_exp_basis(check, make_proof_box(check, {}, None, BOX), 10) is None
 
 
 @pytest.mark.parametrize("part", ["lower", "upper"])
@@ -181,7 +181,7 @@ def test_lemma_b3_is_proved_in_the_basis(part):
     """B.3 is tight on the whole manifold where a row of E is constant: boxes never close there;
     in the basis it is a statement about rational functions of y, which z3 decides."""
     check = check_of("B.3", part=part)
-    p = prove(check, make_domain(check, {"n": 2}, (Fraction(-1), Fraction(1))), time_limit=60)
+    p = prove(check, make_proof_box(check, {"n": 2}, (Fraction(-1), Fraction(1))), time_limit=60)
     assert p.result.verdict.value == "proved" and p.details.solver == "unsat (exponential basis)", p.result.message
 
 
@@ -206,7 +206,7 @@ def test_lemma_d5_intended_is_proved_through_its_operands():
     """||softm(a + b) - softm(a)|| <= 4||b||: the max norms split into one operand per sign and entry;
     b also occurs outside exp (4||b||), linked to exp(b) by chords and tangents."""
     check = check_of("D.5", part="main", reading="intended")
-    p = prove_exp_basis(check, make_domain(check, {"n": 2}, (Fraction(-2), Fraction(2)), own_bounds=True), 30)
+    p = prove_exp_basis(check, make_proof_box(check, {"n": 2}, (Fraction(-2), Fraction(2)), own_bounds=True), 30)
     assert p is not None and p.result.verdict.value == "proved", p and p.result.message
 
 
@@ -214,5 +214,5 @@ def test_lemma_b2_is_proved_on_unbounded_reals():
     """Every variable of B.2 lives inside exp or in |b_i| <= eps: no box is needed (branch and bound
     needed one, which was a usage error)."""
     check = check_of("B.2")
-    p = prove(check, make_domain(check, {"n": 2}), time_limit=30)
+    p = prove(check, make_proof_box(check, {"n": 2}), time_limit=30)
     assert p.result.verdict.value == "proved" and p.details.solver == "unsat (exponential basis)", p.result.message

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from tests.conftest import check_of
 from verifier import Claim, Dim, Hypothesis, Part, Scalar, Vector
 from verifier.library import softmax
-from verifier.prove import make_domain
+from verifier.prove import make_proof_box
 from verifier.prove.invariance import _CanonicalForms, find_reduction
 from verifier.prove.problem import BoxProblem
 
@@ -28,7 +28,7 @@ EPS = (Fraction(1, 100), Fraction(2))
 
 
 def _reduction(check, n, **boxes):
-    domain = make_domain(check, {"n": n}, None, {k: tuple(map(Fraction, v)) for k, v in boxes.items()})
+    domain = make_proof_box(check, {"n": n}, None, {k: tuple(map(Fraction, v)) for k, v in boxes.items()})
     return find_reduction(BoxProblem(check, domain, 64))
 
 

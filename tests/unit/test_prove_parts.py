@@ -8,7 +8,7 @@ import z3
 
 from tests.conftest import check_of
 from verifier.contexts import BallContext
-from verifier.prove.domain import DomainError, make_domain, parse_boxes, parse_dims
+from verifier.prove.domain import ProofBoxError, make_proof_box, parse_boxes, parse_dims
 from verifier.prove.jets import JetContext, interval_ball
 from verifier.prove.smt import formula
 from verifier.prove.z3ctx import NotDecidable, Z3Context, model_fraction
@@ -22,27 +22,27 @@ def test_parse_dims_and_boxes():
 
 @pytest.mark.parametrize("bad", ["n", "n=x", "=3"])
 def test_bad_dims_are_named(bad):
-    with pytest.raises(DomainError):
+    with pytest.raises(ProofBoxError):
         parse_dims(bad)
 
 
 @pytest.mark.parametrize("bad", ["5:-5", "a=1", "x:2"])
 def test_bad_boxes_are_named(bad):
-    with pytest.raises(DomainError):
+    with pytest.raises(ProofBoxError):
         parse_boxes([bad])
 
 
 def test_domain_validates_against_the_claim():
     check = check_of("4.1", reading="repaired")
-    with pytest.raises(DomainError, match="missing d"):
-        make_domain(check, {"n": 3})
-    with pytest.raises(DomainError, match="no dimension 'k'"):
-        make_domain(check, {"n": 3, "d": 1, "k": 2})
-    with pytest.raises(DomainError, match="no variable 'C'"):
-        make_domain(check, {"n": 3, "d": 1}, None, {"C": (Fraction(0), Fraction(1))})
-    with pytest.raises(DomainError, match="relation"):
-        make_domain(check, {"n": 3, "d": 1}, None, {"B": (Fraction(0), Fraction(1))})
-    d = make_domain(check, {"n": 3, "d": 1}, (Fraction(-5), Fraction(5)))
+    with pytest.raises(ProofBoxError, match="missing d"):
+        make_proof_box(check, {"n": 3})
+    with pytest.raises(ProofBoxError, match="no dimension 'k'"):
+        make_proof_box(check, {"n": 3, "d": 1, "k": 2})
+    with pytest.raises(ProofBoxError, match="no variable 'C'"):
+        make_proof_box(check, {"n": 3, "d": 1}, None, {"C": (Fraction(0), Fraction(1))})
+    with pytest.raises(ProofBoxError, match="relation"):
+        make_proof_box(check, {"n": 3, "d": 1}, None, {"B": (Fraction(0), Fraction(1))})
+    d = make_proof_box(check, {"n": 3, "d": 1}, (Fraction(-5), Fraction(5)))
     # eps keeps its own lower bound 0; B is bounded by its relation, not boxed
     assert d.boxes == {"A": (Fraction(-5), Fraction(5)), "eps": (Fraction(0), Fraction(5))}
     text = d.describe(check)
@@ -51,7 +51,7 @@ def test_domain_validates_against_the_claim():
 
 def test_z3_context_builds_the_claims_formula():
     check = check_of("4.1", reading="as-printed")
-    data, facts = formula(check, make_domain(check, {"n": 2, "d": 1}))
+    data, facts = formula(check, make_proof_box(check, {"n": 2, "d": 1}))
     assert set(data) == {"A", "eps", "B"} and all(z3.is_expr(x) for x in np.ravel(data["A"]))
     solver = z3.Solver()
     solver.add(*facts)
@@ -61,7 +61,7 @@ def test_z3_context_builds_the_claims_formula():
 def test_z3_context_refuses_exp():
     check = check_of("B.2")
     with pytest.raises(NotDecidable):
-        formula(check, make_domain(check, {"n": 2}))
+        formula(check, make_proof_box(check, {"n": 2}))
 
 
 def test_model_values_are_exact():

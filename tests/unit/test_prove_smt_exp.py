@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import check_of
 from verifier import Claim, Dim, Part, Scalar, Vector
-from verifier.prove import make_domain, prove
+from verifier.prove import make_proof_box, prove
 from verifier.prove.smt_exp import ExpAbstraction, prove_exp_abstracted
 
 BOX = (Fraction(-5), Fraction(5))
@@ -51,7 +51,7 @@ def test_the_facts_hold_of_the_true_exponentials(exponents):
 def test_lemma_4_2_is_proved_by_the_abstraction_before_branch_and_bound(part, n):
     """By the abstraction on its own; ``prove`` meets the exact exponential basis first, which proves it too."""
     check = check_of("4.2", part=part, reading="intended")
-    domain = make_domain(check, {"n": n}, None, {"a": BOX, "eps": EPS})
+    domain = make_proof_box(check, {"n": n}, None, {"a": BOX, "eps": EPS})
     p = prove_exp_abstracted(check, domain, 60)
     assert p is not None and p.result.verdict.value == "proved" and p.result.method == "smt", p and p.result.message
     assert p.details.solver == "unsat (exp abstracted)"
@@ -63,7 +63,7 @@ def test_lemma_4_2_is_proved_by_the_abstraction_before_branch_and_bound(part, n)
 
 def test_on_unbounded_reals_too():
     check = check_of("4.2", part="1", reading="intended")
-    p = prove(check, make_domain(check, {"n": 1}, None, {}), time_limit=60)
+    p = prove(check, make_proof_box(check, {"n": 1}, None, {}), time_limit=60)
     assert p.result.verdict.value == "proved", p.result.message
 
 
@@ -77,7 +77,7 @@ def test_a_model_of_the_abstraction_is_no_counterexample():
     """exp(x) >= 1 + x + x^2/2 on [1/4, 1] is true; the abstraction knows only exp(x) >= 1 + x, so
     z3 finds a model, which the certifier rejects: no verdict from it, and branch and bound proves."""
     check = _scalar_claim("exp(x) >= 1 + x + x^2/2", lambda c, v: c.exp(v.x), lambda c, v: 1 + v.x + v.x * v.x / 2, 0, 1)
-    domain = make_domain(check, {}, None, {"x": (Fraction(1, 4), Fraction(1))})
+    domain = make_proof_box(check, {}, None, {"x": (Fraction(1, 4), Fraction(1))})
     assert prove_exp_abstracted(check, domain, 10) is None
     p = prove(check, domain, time_limit=60)
     assert p.result.verdict.value == "proved" and p.result.method == "branch-and-bound", p.result.message
@@ -87,7 +87,7 @@ def test_a_certified_model_refutes():
     """exp(x) <= 1 + x/2 on [0, 1] is false at every x > 0, and the abstraction rules out x = 0
     (there exp(x) <= 1): whatever model z3 gives is a violation, which the certifier confirms."""
     check = _scalar_claim("1 + x/2 >= exp(x)", lambda c, v: 1 + v.x / 2, lambda c, v: c.exp(v.x), 0, 1)
-    p = prove_exp_abstracted(check, make_domain(check, {}, None, {"x": (Fraction(0), Fraction(1))}), 10)
+    p = prove_exp_abstracted(check, make_proof_box(check, {}, None, {"x": (Fraction(0), Fraction(1))}), 10)
     assert p is not None and p.result.verdict.value == "refuted" and p.result.counterexample is not None
 
 
@@ -103,7 +103,7 @@ def test_seeded_exp_perturbation_bounds_are_proved_by_the_abstraction(seed):
                   dims=[Dim("n", 1, 4)],
                   parts=[Part("main", lhs=lambda c, v: c.abs(c.exp(v.a + v.b) - c.exp(v.a)), elementwise=True,
                               rhs=lambda c, v: constant * (c.exp(v.eps) - 1)[:, None] * c.exp(v.a), lhs_text="l", rhs_text="r")]).checks()[0]
-    domain = make_domain(check, {"n": n}, None, {"a": (Fraction(centre - half), Fraction(centre + half)),
+    domain = make_proof_box(check, {"n": n}, None, {"a": (Fraction(centre - half), Fraction(centre + half)),
                                                  "eps": (Fraction(1, 100), Fraction(rng.randint(1, 6), 2))})
     p = prove_exp_abstracted(check, domain, 60)
     assert p is not None and p.result.verdict.value == "proved" and p.details.solver == "unsat (exp abstracted)", p and p.result.message

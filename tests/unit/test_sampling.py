@@ -4,8 +4,8 @@ import numpy as np
 
 
 def test_pick_draws_what_rng_choice_draws_and_leaves_the_same_state():
-    """The sampler's fast ``_pick`` must not change a single sample (seeds reproduce runs)."""
-    from verifier.sampling import _pick
+    """The sampler's fast ``pick`` must not change a single sample (seeds reproduce runs)."""
+    from verifier.draws import pick as _pick
 
     shapes = [5, (3,), (40, 2, 3), (7, 1), (0,)]
     for seed in range(20):

@@ -84,7 +84,7 @@ def tighten_cmd(claim_id, reading, part, seed, budget, time_limit, rounds, dps, 
 def prove_cmd(claim_id, dims_text, boxes, reading, part, method, time_limit, dps, as_json, jobs):
     """Prove a claim on a bounded domain at fixed dimensions (or refute it with a certified counterexample)."""
     from .. import remote, tasks
-    from ..prove import BoundedDomainError, DomainError, MethodError, parse_boxes, parse_dims
+    from ..prove import BoundedDomainError, MethodError, ProofBoxError, parse_boxes, parse_dims
     from ..reporters import formal_report
     from ..reporters.progress import proving_status
     from ..audit import PROOF_GRACE
@@ -100,7 +100,7 @@ def prove_cmd(claim_id, dims_text, boxes, reading, part, method, time_limit, dps
             task = tasks.ProveTask(runner.ref(c), dims, default, named, method, time_limit, dps, jobs, executor_spec())
             with proving_status(err_console(), c, time_limit):
                 proofs.append(remote.ask(runner, tasks.prove_on, task, f"the proof of {c.label}", time_limit + PROOF_GRACE, object))
-    except (DomainError, MethodError, BoundedDomainError) as exc:
+    except (ProofBoxError, MethodError, BoundedDomainError) as exc:
         raise UsageFailure(str(exc)) from None
     except remote.WorkerFailed as exc:
         raise UsageFailure(str(exc)) from None

@@ -32,7 +32,7 @@ from flint import arb, fmpq
 
 from .ball import BallContext
 from .base import Context
-from .errors import DomainError, FloatLiteralError, NotRational
+from .errors import DomainError, FloatLiteralError, FunctionDomainError, NotRational
 from .exact import ExactContext
 from .float64 import FloatContext
 from .mp import MPContext
@@ -63,6 +63,6 @@ def as_numbers(value):
 
 __all__ = [
     "FUNCTIONS", "REDUCTIONS", "Function", "Context", "FloatContext", "MPContext", "ExactContext", "BallContext",
-    "SymbolicContext", "Numbers", "FLOAT", "EXACT", "SYMBOLIC", "Bound", "DomainError", "FloatLiteralError",
+    "SymbolicContext", "Numbers", "FLOAT", "EXACT", "SYMBOLIC", "Bound", "FunctionDomainError", "DomainError", "FloatLiteralError",
     "NotRational", "as_numbers", "exact_decimal", "to_fraction",
 ]

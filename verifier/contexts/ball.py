@@ -18,7 +18,7 @@ class BallContext(_ObjectContext):
 
     Every value is a ball guaranteed to contain the exact result.  ``max``/``min`` are
     computed from the balls' endpoints, so they are enclosures too.  A ball wholly outside
-    a function's domain raises :class:`DomainError`; one straddling its edge gives a nan
+    a function's domain raises :class:`FunctionDomainError`; one straddling its edge gives a nan
     ball, which no certificate accepts.
     """
 
@@ -71,6 +71,23 @@ class BallContext(_ObjectContext):
     def _min2(a, b):
         al, bl, au, bu = a.lower(), b.lower(), a.upper(), b.upper()
         return (al if al <= bl else bl).union(au if au <= bu else bu)
+
+    @staticmethod
+    def _sign1(a):
+        """The sign where the ball decides it, else the hull of the signs it holds ([0, 1], [-1, 0], [-1, 1])."""
+        if not a.is_finite():
+            return arb.nan()
+        if a > 0:
+            return arb(1)
+        if a < 0:
+            return arb(-1)
+        if a.is_zero():
+            return arb(0)
+        if a >= 0:
+            return arb("0.5", "0.5")
+        if a <= 0:
+            return arb("-0.5", "0.5")
+        return arb(0, 1)
 
     column = "ball"
 

@@ -73,6 +73,10 @@ class Context:
     def abs(self, x):
         return np.abs(x)
 
+    def sign(self, x):
+        """-1, 0 or 1 entry by entry, as the entry is negative, zero or positive."""
+        return np.sign(x)
+
     # -- reductions (axis: an int or a tuple of ints, never the batch axis) ------------
     def sum(self, x, axis, keepdims=False):
         return np.sum(x, axis=axis, keepdims=keepdims)

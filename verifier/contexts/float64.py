@@ -44,6 +44,9 @@ class FloatContext(Context):
     def abs(self, x):
         return np.abs(_float_args(x))
 
+    def sign(self, x):
+        return np.sign(_float_args(x))
+
     def power(self, x, p):
         if isinstance(p, np.ndarray):  # a variable exponent
             exponent = _float_args(p)

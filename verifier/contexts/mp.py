@@ -52,6 +52,10 @@ class MPContext(_ObjectContext):
     def _numbers_key(self):
         return (MPContext, self.dps) if type(self) is MPContext else None
 
+    @staticmethod
+    def _sign1(a):
+        return mpmath.sign(a)  # nan stays nan
+
     column = "mp"
 
     def _outside_test(self, domain):

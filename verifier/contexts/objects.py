@@ -7,7 +7,7 @@ from fractions import Fraction
 import numpy as np
 
 from .base import Context
-from .errors import DomainError, FloatLiteralError, NotRational
+from .errors import FloatLiteralError, FunctionDomainError, NotRational
 from .table import BY_NAME, Scalars, power_int
 from .values import Bound, _integral, exact_decimal, to_fraction
 
@@ -312,6 +312,13 @@ class _ObjectContext(Context):
     def abs(self, x):
         return self._apply(np.absolute, x)  # numpy's absolute on objects is ``abs``, without a Python call
 
+    def sign(self, x):
+        return self._apply("_sign1", x)
+
+    def _sign1(self, a):
+        """The sign of one number the context compares exactly (rationals, mpmath)."""
+        return self.scalar(Fraction((a > 0) - (a < 0)))
+
     def maximum(self, x, y):
         return self._apply("_max2", x, y)
 
@@ -381,7 +388,7 @@ class _ObjectContext(Context):
 
         def checked(a):
             if outside(a):
-                raise DomainError(f"{name} is undefined at {a}")
+                raise FunctionDomainError(f"{name} is undefined at {a}")
             return form(a)
 
         return checked

@@ -39,6 +39,9 @@ class SymbolicContext(_ObjectContext):
     def abs(self, x):
         return self._apply(sympy.Abs, x)
 
+    def sign(self, x):
+        return self._apply(sympy.sign, x)
+
     def _max2(self, a, b):
         return sympy.Max(a, b)
 

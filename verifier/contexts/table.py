@@ -30,7 +30,7 @@ import scipy.special
 import sympy
 from flint import arb, fmpq
 
-from .errors import NotRational
+from .errors import FunctionDomainError, NotRational
 
 
 @dataclass(frozen=True)
@@ -184,9 +184,7 @@ def power_int(a, k: int):
 
 
 def _undefined_power(a):
-    from .errors import DomainError
-
-    return DomainError(f"power with a non-integer exponent is undefined at {a}")
+    return FunctionDomainError(f"power with a non-integer exponent is undefined at {a}")
 
 
 def _mp_power(a, p):
@@ -246,6 +244,7 @@ FUNCTIONS: tuple[Function, ...] = (
              float=np.sqrt, mp=mpmath.sqrt, exact=_exact_sqrt, ball=methodcaller("sqrt"), symbolic=sympy.sqrt,
              derivative=lambda f, x: 1 / (2 * f.sqrt(x))),
     Function("abs", summary="|x|", piecewise=True),
+    Function("sign", summary="-1, 0 or 1 as x < 0, x = 0 or x > 0", piecewise=True),
     Function("tanh", increasing=True, values=(-1, 1), slopes=(0, 1),
              float=np.tanh, mp=mpmath.tanh, exact=_at_zero("tanh", 0), ball=methodcaller("tanh"), symbolic=sympy.tanh,
              derivative=lambda f, x: 1 - f.tanh(x) ** 2),

@@ -161,6 +161,12 @@ def _rational_value(function: str, q: Fraction | None) -> Fraction | None:
     return None
 
 
+def _sign_term(a) -> Term:
+    a = lift(a)
+    exact = None if a.exact is None else Fraction((a.exact > 0) - (a.exact < 0))
+    return Term("/", (a, abs(a)), exact)
+
+
 class CoqContext(_ObjectContext):
     """Builds :class:`Term` graphs; variables become named Coq constants ``v_<name>_<i>_<j>``."""
 
@@ -200,6 +206,11 @@ class CoqContext(_ObjectContext):
     def _constant(self, name):
         # ctx.pi: Coq's reals have PI, but no term here writes it yet; the exporter names what it lacks
         raise NotImplementedError(f"the constant {name}")
+
+    def sign(self, x):
+        # x / |x| is the sign in Coq's reals, at 0 too (Rinv 0 = 0, RIneq.Rinv_0): the formula
+        # Coq is given is the claim's, and its value is known wherever x's is
+        return self._elementwise(_sign_term, x)
 
     def _function(self, name):
         coq = COQ_FUNCTIONS[name]

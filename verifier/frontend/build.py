@@ -17,7 +17,7 @@ import sympy
 from ..claims import Claim, ClaimDefinitionError
 from ..reporters.reading import reading_text
 from .consistency import check_satisfiable
-from .constraints import DerivedSolution, SetSolution, solve_equalities
+from .constraints import BoxSolution, DerivedSolution, SetSolution, solve_equalities
 from .ctxcode import CtxPrinter, NotExpressible, variable_access
 from .declarations import parse_declarations
 from .errors import ExpressionError, shorten
@@ -173,6 +173,7 @@ class _ModuleWriter:
         self.notes: list[str] = list(decl.notes)
         self.members = {var.py: sol for sol in solutions if isinstance(sol, SetSolution) for var, _ in sol.members}
         self.derived = {sol.variable.py: sol for sol in solutions if isinstance(sol, DerivedSolution)}
+        self.narrowed = {var.py: var for sol in solutions if isinstance(sol, BoxSolution) for var in sol.variables}
         sets = [sol.name for sol in solutions if isinstance(sol, SetSolution)]
         self.printer = CtxPrinter([v.py for v in decl.variables if not v.is_vector],
                                   [v.py for v in decl.variables if v.is_vector] + sets,
@@ -189,7 +190,7 @@ class _ModuleWriter:
     def variables(self) -> tuple[list[str], list[str]]:
         """(variable lines, hypothesis lines) in an order where every Derived follows what it reads."""
         lines, hyps = [], []
-        free = [v for v in self.decl.variables if v.py not in self.members and v.py not in self.derived]
+        free = [self.narrowed.get(v.py, v) for v in self.decl.variables if v.py not in self.members and v.py not in self.derived]
         boxed = []
         for var in free:
             lines.append(self._free(var))
@@ -203,8 +204,9 @@ class _ModuleWriter:
                     lines.append(self._derived(var, expr, _plain(expr)))
                     hyps += self._strict(var)
                 names = ", ".join(v.name for v, _ in sol.members)
-                what = f"the simplex of total {_frac(sol.value)}" if sol.kind == "simplex" else f"the sphere of radius squared {_frac(sol.value)}"
-                self.notes.append(f"{sol.constraint} is solved as ({names}) on {what} ({sol.name}).")
+                self.notes.append(f"{sol.constraint} is solved as ({names}) on {sol.describe()} ({sol.name}).")
+            elif isinstance(sol, BoxSolution):
+                self.notes.append(f"{sol.constraint} is solved as {sol.describe()}.")
             else:
                 var = sol.variable
                 text = f"{_plain(sol.expr)}"
@@ -228,12 +230,9 @@ class _ModuleWriter:
         return f"{factory}({', '.join(args)})"
 
     def _set(self, sol: SetSolution) -> str:
-        size = len(sol.members)
-        if sol.kind == "simplex":
-            self.domain_imports.add("Simplex")
-            return f"Simplex({sol.name!r}, {size}, total={_bound(sol.value)})"
-        self.domain_imports.add("Sphere")
-        return f"Sphere({sol.name!r}, {size}, radius_squared={_bound(sol.value)})"
+        factory, call = sol.factory()
+        self.domain_imports.add(factory)
+        return call
 
     def _derived(self, var: Declared, expr, text: str) -> str:
         self.domain_imports.add("Derived")

@@ -11,15 +11,21 @@ construction, exactly.  In this order of preference:
   weights are ``c q_k^2``), its absolute value for a variable declared ``>= 0``;
 * otherwise a variable the equation holds to degree one is solved for rationally and becomes
   **Derived**: ``a + b + c = 3 -> c = 3 - a - b``, ``abc = 1 -> c = 1/(ab)``,
-  ``ab + bc + ca = 3 -> c = (3 - ab)/(a + b)``, the last declared such variable first.
+  ``ab + bc + ca = 3 -> c = (3 - ab)/(a + b)``, the last declared such variable first;
+* otherwise a **piecewise-linear** condition (affine forms under ``|.|``, max, min) is solved
+  exactly inside the declared box (:mod:`.piecewise`): a box of solutions narrows the
+  variables' bounds (``|x - 1| + |x| + |x + 1| = x + 2`` is ``x in [0, 1]``), a union of pieces
+  makes the variables the coordinates of a new vector on them (``Pieces``: ``|x + y| + |x - y| = 2``
+  is the boundary of a square, four segments).
 
 A constraint none of these fit has no rational parametrisation the front end knows: that is
-one line naming the constraint.  The declared bounds of a variable that becomes a set's
-coordinate or Derived stay as hypotheses, checked exactly.
+one line naming the constraint and what to write instead.  The declared bounds of a variable
+that becomes a set's coordinate or Derived stay as hypotheses, checked exactly.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -27,6 +33,8 @@ import sympy
 
 from .declarations import Declarations, Declared
 from .errors import ExpressionError
+from ..kinds.quadric import rational_point
+from .piecewise import NotPiecewiseLinear, simplices, solve_piecewise_linear
 from .translate import Relation, Scope
 
 
@@ -41,16 +49,70 @@ class DerivedSolution:
 
 @dataclass(frozen=True)
 class SetSolution:
-    """Declared scalars made the coordinates of a new vector on a simplex or a sphere."""
+    """Declared scalars made the coordinates of a new vector on a simplex, a sphere or a union of pieces."""
 
-    kind: str  # simplex | sphere
+    kind: str  # simplex | sphere | pieces
     name: str  # the new vector variable
-    value: Fraction  # the simplex's total, the sphere's radius squared
+    value: Fraction | None  # the simplex's total, the sphere's radius squared
     members: tuple[tuple[Declared, sympy.Expr], ...]  # each scalar as an expression of the vector
     constraint: str
+    pieces: tuple[tuple[tuple[Fraction, ...], ...], ...] = ()  # the simplices of a union (each its vertices)
+    cut: bool = False  # a piece ends on the default box of an unbounded variable
+    quadric: tuple = ()  # (A, b, c, a rational point) of x^T A x + b.x + c = 0
+
+    def factory(self) -> tuple[str, str]:
+        """The kind's factory (imported from ``verifier.domains``) and the call that declares the vector."""
+        size = len(self.members)
+        if self.kind == "quadric":
+            a, b, c, p = self.quadric
+            rows = ", ".join("[" + ", ".join(_literal(v) for v in row) + "]" for row in a)
+            return "Quadric", (f"Quadric({self.name!r}, {size}, [{rows}], [{', '.join(_literal(v) for v in b)}], {_literal(c)}, "
+                               f"point=({', '.join(_literal(v) for v in p)}), text={self.constraint!r})")
+        if self.kind == "simplex":
+            return "Simplex", f"Simplex({self.name!r}, {size}, total={_literal(self.value)})"
+        if self.kind == "sphere":
+            return "Sphere", f"Sphere({self.name!r}, {size}, radius_squared={_literal(self.value)})"
+        pieces = ", ".join("[" + ", ".join("(" + ", ".join(_literal(c) for c in v) + ("," if len(v) == 1 else "") + ")" for v in piece) + "]"
+                           for piece in self.pieces)
+        return "Pieces", f"Pieces({self.name!r}, {size}, [{pieces}], text={self.constraint!r})"
+
+    def describe(self) -> str:
+        """The set, as the claim's notes name it."""
+        if self.kind == "simplex":
+            return f"the simplex of total {_text(self.value)}"
+        if self.kind == "sphere":
+            return f"the sphere of radius squared {_text(self.value)}"
+        if self.kind == "quadric":
+            p = ", ".join(_text(v) for v in self.quadric[3])
+            return f"the quadric charted by the lines through its rational point ({p})"
+        kinds = sorted({len(p) for p in self.pieces})
+        what = " and ".join({1: "points", 2: "segments", 3: "triangles"}.get(k, f"{k - 1}-simplices") for k in kinds)
+        cut = ", cut at the default box" if self.cut else ""
+        return f"the union of {len(self.pieces)} pieces ({what}{cut}), solved exactly"
 
 
-Solution = DerivedSolution | SetSolution
+@dataclass(frozen=True)
+class BoxSolution:
+    """Declared scalars whose solution set is a box: each keeps its name, with narrower bounds."""
+
+    variables: tuple[Declared, ...]  # the narrowed declarations (a fixed one has lo == hi)
+    constraint: str
+    cut: bool = False  # the box ends on the default box of an unbounded variable
+
+    def describe(self) -> str:
+        bits = [f"{v.name} = {_text(v.lo)}" if v.lo == v.hi else f"{v.name} \u2208 [{_text(v.lo)}, {_text(v.hi)}]" for v in self.variables]
+        return ", ".join(bits) + (" (cut at the default box)" if self.cut else "")
+
+
+Solution = DerivedSolution | SetSolution | BoxSolution
+
+
+def _literal(q: Fraction) -> str:
+    return str(q.numerator) if q.denominator == 1 else f'"{q.numerator}/{q.denominator}"'
+
+
+def _text(q: Fraction) -> str:
+    return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
 
 
 def solve_equalities(equalities: list[tuple[Relation, str]], decl: Declarations, scope: Scope) -> list[Solution]:
@@ -76,11 +138,17 @@ def solve_equalities(equalities: list[tuple[Relation, str]], decl: Declarations,
             free = [v for v in scalars if v.py not in taken]
         else:
             free = scalars
-        solution = (_as_set(f, scalars, spec, source, decl) if free == scalars else None) or _as_derived(f, free, spec, source)
+        solution = ((_as_set(f, scalars, spec, source, decl) if free == scalars else None) or _as_derived(f, free, spec)
+                    or (_as_piecewise_linear(f, scalars, spec, source, decl) if free == scalars else None)
+                    or (_as_algebraic(f, scalars, spec, source, decl) if free == scalars else None))
+        if solution is None:
+            raise ExpressionError(_refusal(f, free, scalars), spec, None, source)
         out.append(solution)
         if isinstance(solution, DerivedSolution):
             solved[solution.variable.py] = solution.expr
             taken.add(solution.variable.py)
+        elif isinstance(solution, BoxSolution):
+            taken.update(v.py for v in solution.variables)  # bounded anew; a later constraint on them would need them free
         else:
             for var, expr in solution.members:
                 solved[var.py] = expr
@@ -97,17 +165,22 @@ def _sign(var: Declared) -> int | None:
     return None
 
 
-def _as_set(f, scalars, spec, source, decl) -> SetSolution | None:
-    if len(scalars) < 2:
-        return None
+def _polynomial(f, scalars):
+    """(symbols, f's numerator as a polynomial in them) where f's denominator is a number, else None."""
     syms = [sympy.Symbol(v.py, real=True) for v in scalars]
-    num, den = sympy.fraction(f)
+    num, den = sympy.fraction(sympy.together(f))
     if not den.is_number:
         return None
     try:
-        poly = sympy.Poly(sympy.expand(num), *syms)
+        return syms, sympy.Poly(sympy.expand(num), *syms)
     except sympy.PolynomialError:
         return None
+
+
+def _as_set(f, scalars, spec, source, decl) -> SetSolution | None:
+    if len(scalars) < 2 or (found := _polynomial(f, scalars)) is None:
+        return None
+    syms, poly = found
     monomials = poly.as_dict()
     constant = -monomials.pop((0,) * len(syms), sympy.Integer(0))
     linear = all(sum(m) == 1 for m in monomials)
@@ -166,8 +239,7 @@ def _sphere(scalars, weights, radius_squared, spec, source, decl) -> SetSolution
     for w in weights:
         q = sympy.sqrt(w / weights[0])
         if not q.is_Rational:
-            raise ExpressionError(f"no rational parametrisation: the weights {weights[0]} and {w} of the squares differ by a "
-                                  "factor that is not the square of a rational, so the ellipsoid is not a scaled sphere", spec, None, source)
+            return None  # an ellipsoid, not a scaled sphere: a quadric
         scales.append(q)
     value = radius_squared / weights[0]
     name = _set_name(scalars, decl)
@@ -182,7 +254,7 @@ def _sphere(scalars, weights, radius_squared, spec, source, decl) -> SetSolution
     return SetSolution("sphere", name, Fraction(int(value.p), int(value.q)), tuple(members), spec)
 
 
-def _as_derived(f, candidates, spec, source) -> DerivedSolution:
+def _as_derived(f, candidates, spec) -> DerivedSolution | None:
     num, _ = sympy.fraction(sympy.together(f))
     num = sympy.expand(num)
     options = []
@@ -200,12 +272,106 @@ def _as_derived(f, candidates, spec, source) -> DerivedSolution:
         expr = sympy.factor_terms(sympy.cancel(-intercept / slope))
         options.append((0 if slope.is_number else 1, -position, var, expr))
     if not options:
-        raise ExpressionError("no rational parametrisation: no variable appears in it to the first power with a rational "
-                              "solution, and it is not a sum or a sum of squares equal to a constant over variables of one "
-                              "sign", spec, None, source)
+        return None
     options.sort(key=lambda o: (o[0], o[1]))
     _, _, var, expr = options[0]
     return DerivedSolution(var, expr, spec)
+
+
+def _as_piecewise_linear(f, scalars, spec, source, decl) -> BoxSolution | SetSolution | None:
+    """The exact solution set of a piecewise-linear condition inside the declared box (None: not one)."""
+    if not f.has(sympy.Abs, sympy.Max, sympy.Min):
+        return None
+    syms = [sympy.Symbol(v.py, real=True) for v in scalars]
+    num, den = sympy.fraction(sympy.together(f))
+    expr = f if not den.is_number else sympy.expand(num) / den
+    box = [(v.lo, v.hi) for v in scalars]
+    try:
+        pieces = solve_piecewise_linear(expr, syms, box)
+    except NotPiecewiseLinear:
+        return None
+    names = ", ".join(v.name for v in scalars)
+    if not pieces:
+        raise ExpressionError(f"no point of the declared box has it: no {names} satisfy it", spec, None, source)
+    ends = {(k, side) for k, v in enumerate(scalars) for side in v.boxed}
+    cut = any((k, "lo") in ends and p.bounds()[k][0] == scalars[k].lo or (k, "hi") in ends and p.bounds()[k][1] == scalars[k].hi
+              for p in pieces for k in range(len(scalars)))
+    if len(pieces) == 1 and pieces[0].is_box():
+        narrowed = tuple(dataclasses.replace(v, lo=lo, hi=hi, lo_strict=v.lo_strict and lo == v.lo, hi_strict=v.hi_strict and hi == v.hi,
+                                             boxed=tuple(side for side in v.boxed if (lo, hi)[side == "hi"] == (v.lo, v.hi)[side == "hi"]))
+                         for v, (lo, hi) in zip(scalars, pieces[0].bounds()))
+        return BoxSolution(narrowed, spec, cut)
+    name = _set_name(scalars, decl)
+    base = sympy.IndexedBase(name, real=True)
+    members = tuple((v, base[k + 1]) for k, v in enumerate(scalars))
+    cells = tuple(simplex for piece in pieces for simplex in simplices(piece))
+    return SetSolution("pieces", name, None, members, spec, cells, cut)
+
+
+def _as_algebraic(f, scalars, spec, source, decl) -> SetSolution | BoxSolution | None:
+    """A polynomial condition with a rational parametrisation: affine factors (a union of hyperplane
+    pieces of the box), the rational roots of one variable, or a quadric through a rational point."""
+    if (found := _polynomial(f, scalars)) is None:
+        return None
+    syms, poly = found
+    if not all(c.is_Rational for c in poly.coeffs()) or poly.total_degree() < 2:
+        return None
+    factors = [g for g, _ in sympy.factor_list(poly.as_expr(), *syms)[1]]
+    if all(sympy.Poly(g, *syms).total_degree() == 1 for g in factors):
+        return _as_hyperplanes(factors, syms, scalars, spec, source, decl)
+    if poly.total_degree() == 2 and len(scalars) >= 2:
+        return _as_quadric(poly, syms, scalars, spec, source, decl)
+    return None
+
+
+def _as_hyperplanes(factors, syms, scalars, spec, source, decl):
+    """f = product of affine factors: the union of their zero sets in the box, as pieces (the roots of
+    one variable, the lines of x^2 = y^2)."""
+    expr = sympy.Min(*[sympy.Abs(g) for g in factors]) if len(factors) > 1 else sympy.Abs(factors[0])
+    return _as_piecewise_linear(expr, scalars, spec, source, decl)
+
+
+def _as_quadric(poly, syms, scalars, spec, source, decl) -> SetSolution:
+    n = len(syms)
+    terms = poly.as_dict()
+
+    def coeff(powers):
+        c = terms.get(tuple(powers), 0)
+        return Fraction(int(sympy.Rational(c).p), int(sympy.Rational(c).q))
+
+    unit = [[int(i == k) for i in range(n)] for k in range(n)]
+    a = [[coeff([2 * u for u in unit[i]]) if i == j else coeff([x + y for x, y in zip(unit[i], unit[j])]) / 2 for j in range(n)] for i in range(n)]
+    b = [coeff(unit[i]) for i in range(n)]
+    c = coeff([0] * n)
+    point = rational_point(a, b, c)
+    names = ", ".join(v.name for v in scalars)
+    if point is None:
+        raise ExpressionError(f"no rational parametrisation found: a quadric in {names} with no rational point of small height "
+                              "(it may have none: x^2 + y^2 = 3 has none), so no point of it can be certified exactly; state the "
+                              "set through a parameter of your own (--var 't in [a, b]', --where 'x = <a rational function of t>')",
+                              spec, None, source)
+    name = _set_name(scalars, decl)
+    base = sympy.IndexedBase(name, real=True)
+    members = tuple((v, base[k + 1]) for k, v in enumerate(scalars))
+    return SetSolution("quadric", name, None, members, spec, quadric=(tuple(map(tuple, a)), tuple(b), c, point))
+
+
+def _refusal(f, free, scalars) -> str:
+    """Why a constraint has no rational parametrisation here, and what to write instead."""
+    names = ", ".join(v.name for v in free)
+    if len(free) == 1 and not f.has(sympy.Abs, sympy.Max, sympy.Min):
+        return (f"no rational parametrisation: its solutions in {names} are not all rational, so no point of it can be certified "
+                "exactly; state the claim at a rational value nearby, or through a parameter of your own (--var 't in [a, b]' and "
+                "--where '<variable> = <a rational function of t>')")
+    if f.has(sympy.Abs, sympy.Max, sympy.Min):
+        return ("no rational parametrisation: |.|, max or min of something other than rational affine forms of the "
+                f"declared scalars ({names}), or more than 4 of them; split it into cases with bounds (--var) of their own, "
+                "or declare the set yourself (Pieces, in a pack)")
+    return ("no rational parametrisation: no variable appears in it to the first power with a rational solution, it is not "
+            "a sum or a sum of squares equal to a constant over variables of one sign, not piecewise linear, and not a product of "
+            "affine factors or a quadric through a rational point; state the "
+            "set through a parameter of your own (--var 't in [a, b]' and --where 'x = <a rational function of t>' for each "
+            "variable), or state the claim without the equality")
 
 
 def _irrational(expr) -> bool:

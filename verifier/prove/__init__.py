@@ -32,7 +32,7 @@ from ..domains import IrrationalDerivedValue
 from ..rational_points import refuse_irrational_derived
 from ..results import CheckResult, Verdict
 from .bnb import BoundedDomainError, BranchAndBound
-from .domain import Domain, DomainError, make_domain, parse_boxes, parse_dims
+from .domain import ProofBox, ProofBoxError, make_proof_box, parse_boxes, parse_dims
 from .identity import prove_identity
 from .result import Proof, ProofDetails, base_fields
 from .smt import NotDecidable, prove_smt
@@ -57,7 +57,7 @@ class MethodError(ValueError):
     """The method asked for cannot handle this claim (names why)."""
 
 
-def prove(check: Check, domain: Domain, method: str = "auto", time_limit: float = 60.0, dps: int = 50, executor=None,
+def prove(check: Check, domain: ProofBox, method: str = "auto", time_limit: float = 60.0, dps: int = 50, executor=None,
           max_boxes: int | None = None) -> Proof:
     """Prove ``check`` on ``domain``, or refute it with a certified counterexample, or say why not.
 
@@ -150,6 +150,6 @@ def _since(proof: Proof, start: float, time_limit: float) -> Proof:
 
 
 __all__ = [
-    "prove", "Proof", "ProofDetails", "Domain", "DomainError", "MethodError", "BoundedDomainError",
-    "make_domain", "parse_boxes", "parse_dims", "METHODS",
+    "prove", "Proof", "ProofDetails", "ProofBox", "ProofBoxError", "MethodError", "BoundedDomainError",
+    "make_proof_box", "parse_boxes", "parse_dims", "METHODS",
 ]

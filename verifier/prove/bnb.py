@@ -40,12 +40,12 @@ import numpy as np
 
 from ..certify import Certifier
 from ..claims import Check
-from ..contexts import BallContext, DomainError
+from ..contexts import BallContext, FunctionDomainError
 from ..engine import make_counterexample
 from ..runner import SerialRunner
 from ..results import CheckResult, FoundBy, Verdict
 from ..shrink import Shrinker
-from .domain import Domain
+from .domain import ProofBox
 from .judge import FaceFacts, judge_boxes
 from .problem import BoundedDomainError, BoxProblem, Coordinate, coordinates, holds
 from .result import Proof, ProofDetails, base_fields
@@ -65,7 +65,7 @@ _runs = itertools.count()
 
 
 class BranchAndBound:
-    def __init__(self, check: Check, domain: Domain, time_limit: float = 60.0, dps: int = 50, prec: int = 64, max_choices: int = 0,
+    def __init__(self, check: Check, domain: ProofBox, time_limit: float = 60.0, dps: int = 50, prec: int = 64, max_choices: int = 0,
                  executor=None, max_boxes: int | None = None):
         self.check, self.domain, self.time_limit, self.dps = check, domain, time_limit, dps
         # a budget of work rather than time: rounds are fixed, so the same boxes are decided on any machine
@@ -234,7 +234,7 @@ class BranchAndBound:
         try:
             ctx, values = p.jets(box)
             hyps = p.hypotheses(ctx, p.data(ctx, values))
-        except (ZeroDivisionError, ValueError, DomainError):
+        except (ZeroDivisionError, ValueError, FunctionDomainError):
             return False
         return all(holds(m.enclosure(), strict) for m, strict in zip(hyps, p.condition_strict))
 
@@ -305,7 +305,7 @@ class BranchAndBound:
                     with ball.precision():
                         data = {k: ball.asarray(v) for k, v in p.exact_point(point).items()}
                     margins = p.margins(ball, data)
-                except (ZeroDivisionError, ValueError, DomainError):  # outside the claim there
+                except (ZeroDivisionError, ValueError, FunctionDomainError):  # outside the claim there
                     zero_everywhere = set()
                     break
                 zeros = {i for i, m in enumerate(margins) if m.is_finite() and 0 in m and m.rad() < 1e-60}
@@ -329,7 +329,7 @@ class BranchAndBound:
                 face[j] = (end, end)
             try:
                 count = len(p.path_margins(face, 0)[0])
-            except (ZeroDivisionError, ValueError, DomainError):
+            except (ZeroDivisionError, ValueError, FunctionDomainError):
                 continue
             entries = frozenset(i for i in range(count) if vanishes_identically(p, face, i))
             if entries:

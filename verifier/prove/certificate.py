@@ -75,7 +75,7 @@ class ProofCertificate:
     """What a proof of one check on one domain rests on, for a checker that trusts none of it.
 
     ``method``: the strategy that proved it.  ``dims``: the sizes proved.  ``domain``: the
-    proof domain as :meth:`verifier.prove.domain.Domain.to_dict` writes it.  Exactly the fields
+    proof domain as :meth:`verifier.prove.domain.ProofBox.to_dict` writes it.  Exactly the fields
     the strategy can fill are set: ``leaves`` (branch and bound), ``sos`` (a sum-of-squares /
     Positivstellensatz identity: ``{"variables": [...], "margin": "...", "terms": [...]}`` with
     exact rational coefficients), ``smt`` (the formula z3 refuted, as SMT-LIB 2 text, for a

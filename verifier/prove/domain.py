@@ -1,8 +1,11 @@
-"""The bounded domain of a proof: fixed dimensions and a box for every free variable.
+"""The box a proof ranges over: fixed dimensions and a box for every free variable.
 
 A proof holds on a stated domain only, so the domain is data that travels with the verdict
-and is printed with it.  Variables built by a relation (``B`` with ``||B - A|| <= eps``)
-are not boxed: they range over everything the relation allows, given the boxed variables.
+and is printed with it.  A claim states it (:class:`~verifier.claims.ProofDomain`, or
+``--dims``/``--box`` on the command line); :func:`make_proof_box` checks it against the claim
+and fixes it as a :class:`ProofBox`.  Variables built by a relation (``B`` with
+``||B - A|| <= eps``) or a relative kind (a derived value, a ball about another variable) are
+not boxed: they range over everything the relation allows, given the boxed variables.
 """
 
 from __future__ import annotations
@@ -14,15 +17,15 @@ from typing import Mapping
 from ..claims import Check, Variable
 
 
-class DomainError(ValueError):
-    """A domain that cannot be used with a claim (names the bad value)."""
+class ProofBoxError(ValueError):
+    """A proof's dimensions or boxes that cannot be used with a claim (names the bad value)."""
 
 
 Bounds = tuple[Fraction, Fraction]
 
 
 @dataclass(frozen=True)
-class Domain:
+class ProofBox:
     """Dimensions, and ``[lo, hi]`` per free variable (``None``: unbounded, SMT only)."""
 
     dims: Mapping[str, int]
@@ -77,7 +80,7 @@ def parse_number(text: str) -> Fraction:
     try:
         return Fraction(text.strip())
     except (ValueError, ZeroDivisionError):
-        raise DomainError(f"not a number: {text!r} (use integers, decimals or fractions like 1/100)") from None
+        raise ProofBoxError(f"not a number: {text!r} (use integers, decimals or fractions like 1/100)") from None
 
 
 def parse_dims(text: str | None) -> dict[str, int]:
@@ -89,21 +92,21 @@ def parse_dims(text: str | None) -> dict[str, int]:
         name, sep, value = item.partition("=")
         name = name.strip()
         if not sep or not name:
-            raise DomainError(f"dimension {item.strip()!r} is not NAME=SIZE")
+            raise ProofBoxError(f"dimension {item.strip()!r} is not NAME=SIZE")
         try:
             out[name] = int(value)
         except ValueError:
-            raise DomainError(f"dimension {name}: size {value.strip()!r} is not an integer") from None
+            raise ProofBoxError(f"dimension {name}: size {value.strip()!r} is not an integer") from None
     return out
 
 
 def parse_interval(text: str) -> Bounds:
     lo, sep, hi = text.partition(":")
     if not sep:
-        raise DomainError(f"interval {text!r} is not LO:HI")
+        raise ProofBoxError(f"interval {text!r} is not LO:HI")
     lo_q, hi_q = parse_number(lo), parse_number(hi)
     if lo_q > hi_q:
-        raise DomainError(f"interval {text!r} is empty (lo > hi)")
+        raise ProofBoxError(f"interval {text!r} is empty (lo > hi)")
     return lo_q, hi_q
 
 
@@ -120,8 +123,8 @@ def parse_boxes(items) -> tuple[Bounds | None, dict[str, Bounds]]:
 
 
 # ----------------------------------------------------------------------------- building
-def make_domain(check: Check, dims: Mapping[str, int], default: Bounds | None = None, named: Mapping[str, Bounds] | None = None,
-                own_bounds: bool = False) -> Domain:
+def make_proof_box(check: Check, dims: Mapping[str, int], default: Bounds | None = None, named: Mapping[str, Bounds] | None = None,
+                   own_bounds: bool = False) -> ProofBox:
     """Validate dims and boxes against a check; intersect boxes with the variables' own bounds.
 
     ``own_bounds``: ``default`` is only a default -- a variable that states both bounds is
@@ -131,28 +134,28 @@ def make_domain(check: Check, dims: Mapping[str, int], default: Bounds | None = 
     want = [d.name for d in check.claim.dims]
     missing = [d for d in want if d not in dims]
     if missing:
-        raise DomainError(f"claim {check.claim.id} needs every dimension fixed: missing {', '.join(missing)} (e.g. --dims {','.join(f'{d}=2' for d in want)})")
+        raise ProofBoxError(f"claim {check.claim.id} needs every dimension fixed: missing {', '.join(missing)} (e.g. --dims {','.join(f'{d}=2' for d in want)})")
     unknown = [d for d in dims if d not in want]
     if unknown:
-        raise DomainError(f"claim {check.claim.id} has no dimension {unknown[0]!r}; dimensions: {', '.join(want) or 'none'}")
+        raise ProofBoxError(f"claim {check.claim.id} has no dimension {unknown[0]!r}; dimensions: {', '.join(want) or 'none'}")
     for d in check.claim.dims:
         if dims[d.name] < d.lo:
-            raise DomainError(f"dimension {d.name} = {dims[d.name]} is below its least size {d.lo}")
+            raise ProofBoxError(f"dimension {d.name} = {dims[d.name]} is below its least size {d.lo}")
     variables = {v.name: v for v in check.variables}
     for name in named:
         if name not in variables:
-            raise DomainError(f"claim {check.claim.id} has no variable {name!r}; variables: {', '.join(variables)}")
+            raise ProofBoxError(f"claim {check.claim.id} has no variable {name!r}; variables: {', '.join(variables)}")
         if variables[name].radius is not None:
-            raise DomainError(f"{name} is bounded by its relation to {variables[name].radius}; box the variables it depends on instead")
+            raise ProofBoxError(f"{name} is bounded by its relation to {variables[name].radius}; box the variables it depends on instead")
     boxes: dict[str, Bounds | None] = {}
     relations = []
     for var in check.variables:
         if var.radius is not None:
             relations.append(_relation_text(var))
             continue
-        kind = var.domain.kind if var.domain is not None else None
-        if kind == "derived":  # computed from the boxed variables; its bounds are hypotheses
-            relations.append(f"{var.name} = {var.domain.text or 'its definition'}")
+        relation = var.domain.proof_relation(var) if var.domain is not None else None
+        if relation is not None:  # a relative kind, computed from or bounded by the boxed variables; its bounds are hypotheses
+            relations.append(relation)
             continue
         box = named.get(var.name, default if not own_bounds else _own_box(var, default))
         natural = var.domain.entry_bounds() if var.domain is not None else None
@@ -164,9 +167,9 @@ def make_domain(check: Check, dims: Mapping[str, int], default: Bounds | None = 
             if var.name not in named and not (box is not None and box[0] <= natural[0] and natural[1] <= box[1]):
                 box = None
             box = natural if box is None else (max(box[0], natural[0]), min(box[1], natural[1]))
-            relations.append(f"{var.name} on the {kind} set")
+            relations.append(f"{var.name} on the {var.domain.name} set")
         boxes[var.name] = _intersect(var, box)
-    return Domain(dict((d, int(dims[d])) for d in want), boxes, tuple(relations))
+    return ProofBox(dict((d, int(dims[d])) for d in want), boxes, tuple(relations))
 
 
 def _own_box(var: Variable, default: Bounds | None) -> Bounds | None:
@@ -200,6 +203,6 @@ def _intersect(var: Variable, box: Bounds | None) -> Bounds | None:
     lo = b_lo if lo is None else max(lo, b_lo)
     hi = b_hi if hi is None else min(hi, b_hi)
     if lo > hi:
-        raise DomainError(f"box of {var.name} misses its domain [{var.lo}, {var.hi}]")
+        raise ProofBoxError(f"box of {var.name} misses its domain [{var.lo}, {var.hi}]")
     return lo, hi
 

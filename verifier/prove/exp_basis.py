@@ -34,7 +34,7 @@ from flint import arb, ctx as flint_ctx, fmpq
 
 from ..claims import Check
 from ..results import CheckResult, Verdict
-from .domain import Domain
+from .domain import ProofBox
 from .result import Proof, ProofDetails, base_fields
 from .smt import _certify_point, formulas, parametrisations
 from .smt_exp import ExpAbstraction
@@ -369,7 +369,7 @@ def extreme_operands(term, largest: bool = False) -> list:
     return [term]
 
 
-def prove_exp_basis(check: Check, domain: Domain, time_limit: float, dps: int = 50) -> Proof | None:
+def prove_exp_basis(check: Check, domain: ProofBox, time_limit: float, dps: int = 50) -> Proof | None:
     """A proof, or a certified counterexample, in the exponential basis; None when it decides
     nothing or does not apply (no exp, or an exponent not piecewise linear).  Raises
     NotDecidable where a function other than exp leaves real arithmetic."""

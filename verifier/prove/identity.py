@@ -34,7 +34,7 @@ import sympy
 from ..claims import Check
 from ..contexts import BallContext, SymbolicContext
 from ..results import CheckResult, Verdict
-from .domain import Domain
+from .domain import ProofBox
 from .parametrisation import Parametrisation
 from .result import Proof, ProofDetails, base_fields
 
@@ -136,7 +136,7 @@ def vanishes_numerically(check: Check, param: Parametrisation, dims, rng) -> boo
     return False
 
 
-def identity_rewriting(check: Check, domain: Domain) -> Rewriting | None:
+def identity_rewriting(check: Check, domain: ProofBox) -> Rewriting | None:
     """The rewriting that turns every entry of lhs - rhs into 0 on every chart piece, or None."""
     param = Parametrisation(check, domain, smt=True)
     if not vanishes_numerically(check, param, domain.dims, np.random.default_rng(0)):
@@ -197,7 +197,7 @@ def _closing_rewriting(e) -> str | None:
     return None
 
 
-def _sides_constant(check: Check, domain: Domain) -> bool:
+def _sides_constant(check: Check, domain: ProofBox) -> bool:
     """Both sides are constants at these sizes (softmax of one entry is 1): they depend on no coordinate."""
     param = Parametrisation(check, domain, smt=True)
     symbols = _symbols(param)
@@ -215,7 +215,7 @@ def _sides_constant(check: Check, domain: Domain) -> bool:
     return True
 
 
-def degenerate(check: Check, domain: Domain, larger: Domain | None) -> bool:
+def degenerate(check: Check, domain: ProofBox, larger: ProofBox | None) -> bool:
     """Whether a claim proved by its identity on ``domain`` holds there only because of the sizes.
 
     An inequality whose sides coincide here but not at the next larger sizes (``larger``;
@@ -229,7 +229,7 @@ def degenerate(check: Check, domain: Domain, larger: Domain | None) -> bool:
     return _sides_constant(check, domain) and (larger is None or not _sides_constant(check, larger))
 
 
-def prove_identity(check: Check, domain: Domain, time_limit: float = 60.0, dps: int = 50) -> Proof | None:
+def prove_identity(check: Check, domain: ProofBox, time_limit: float = 60.0, dps: int = 50) -> Proof | None:
     """PROVED with the rewriting shown when lhs - rhs is identically 0, else None (another method decides).
 
     A strict claim whose sides coincide is false at every point: left to the methods that

@@ -39,7 +39,6 @@ from fractions import Fraction
 import sympy
 
 from ..contexts import SYMBOLIC
-from .parametrisation import _kind
 from .problem import BoxProblem
 
 #: coordinates at most: beyond this the sympy expressions cost more than the boxes they save
@@ -100,7 +99,7 @@ def find_reduction(problem: BoxProblem) -> Reduction | None:
     check = problem.check
     if len(problem.roots) != 1 or len(problem.coords) > MAX_COORDINATES:
         return None
-    if any(_kind(v) is not None for v in check.variables):  # sets, charts, derived values: not plain boxes
+    if any(v.domain is not None for v in check.variables):  # sets, charts, derived values: not plain boxes
         return None
     try:
         expressions = _expressions(problem)

@@ -28,7 +28,7 @@ from fractions import Fraction
 from flint import arb, fmpq
 from flint import ctx as flint_ctx
 
-from ..contexts import BallContext, DomainError, to_fraction
+from ..contexts import BallContext, FunctionDomainError, to_fraction
 from ..contexts.table import BY_NAME, Scalars
 
 ZERO = arb(0)
@@ -560,6 +560,27 @@ class JetContext(BallContext):
     def abs(self, x):
         return self._elementwise(self._abs1, x)
 
+    def _sign1(self, x):
+        return self.frame.cached(("sign", id(x)), lambda: self._sign_new(x), x)
+
+    def _sign_new(self, x):
+        """A constant where the box decides the sign; else the hull of the signs it holds, with
+        no gradient (sign jumps at 0: no branch of it is valid on a closed part of the box)."""
+        x = self._convert(x)
+        e = x.enclosure()
+        if e > 0 or e < 0 or e.is_zero():
+            return Jet.const(BallContext._sign1(e), self.frame)
+        if x.g is not None:
+            self.undecided.append(tuple(x.g))  # the coordinates that would decide it: where to split
+        # cut to the signs the box holds: a ball's radius is rounded up, and [-1 - ulp, 1 + ulp]
+        # would keep |sign(x)| <= 1 from closing any box around x = 0
+        hull = _clamp(BallContext._sign1(e), (0 if e >= 0 else -1, 0 if e <= 0 else 1))
+        centre = _clamp(BallContext._sign1(x.c), (-1, 1))
+        return Jet(hull, centre, None if x.g is None else tuple(arb.nan() for _ in x.g), self.frame)
+
+    def sign(self, x):
+        return self._elementwise(self._sign1, x)
+
     # -- the function table: value from the ball form, gradient by the chain rule ----------
     def _function(self, row, x):
         # not kept on the context: a function that holds the context would make a reference
@@ -568,7 +589,7 @@ class JetContext(BallContext):
         return self._apply(lambda j: self.frame.cached((row.name, id(j)), lambda: self._new_jet(row, j), j), x, reuse=False)
 
     def _new_jet(self, row, j):
-        form = self._one(row)  # the ball form: raises DomainError where the whole box is outside the domain
+        form = self._one(row)  # the ball form: raises FunctionDomainError where the whole box is outside the domain
         e = j.enclosure()
         if row.domain is not None and not self._inside(row.domain, e):
             return self._partly_defined(row, j, e)
@@ -623,7 +644,7 @@ class JetContext(BallContext):
         ea, ep = a.enclosure(), p.enclosure()
         if p.g is None and ep.is_exact() and ep.is_integer():  # a constant integer exponent: exact products
             return self._power_int(a, int(ep.unique_fmpz()))
-        form = self._one(POWER)  # raises DomainError where the whole box is outside (a < 0, or a <= 0 with p <= 0)
+        form = self._one(POWER)  # raises FunctionDomainError where the whole box is outside (a < 0, or a <= 0 with p <= 0)
         positive = bool(ep > 0)
         inside = bool(ea > 0) or (positive and bool(ea >= 0))
         if bool(ea < 0) or (not positive and bool(ea <= 0)):
@@ -751,7 +772,7 @@ def _clamp(x: arb, bounds) -> arb:
     return x
 
 
-class PartlyDefined(DomainError):
+class PartlyDefined(FunctionDomainError):
     """A function's argument crosses the edge of its domain on the box, and no hypothesis
     excludes the part outside.  ``guide``: the argument's gradient (where to split)."""
 

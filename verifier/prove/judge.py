@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..claims import Check
-from ..contexts import DomainError
+from ..contexts import FunctionDomainError
 from ..runner import registered_check
-from .domain import Domain
+from .domain import ProofBox
 from .problem import BoxProblem, fails, holds
 from .symbolic_face import vanishes_identically
 
@@ -57,7 +57,7 @@ class Outcome:
 
 
 class BoxJudge:
-    def __init__(self, check: Check, domain: Domain, prec: int, max_choices: int, facts: FaceFacts):
+    def __init__(self, check: Check, domain: ProofBox, prec: int, max_choices: int, facts: FaceFacts):
         self.problem = BoxProblem(check, domain, prec)
         if facts.root is not None:
             self.problem.set_root(facts.root)
@@ -83,7 +83,7 @@ class BoxJudge:
                 paths, around = p.path_margins(box, self.max_choices), box
             else:
                 anchored, paths, around = anchored
-        except DomainError as exc:  # undefined on part of the box, no hypothesis excluding it: split where
+        except FunctionDomainError as exc:  # undefined on part of the box, no hypothesis excluding it: split where
             return self._split_or_open(box, entries, None, getattr(exc, "guides", ()), undefined=str(exc))
         except (ZeroDivisionError, ValueError):
             return self._split_or_open(box, entries, None)
@@ -104,7 +104,7 @@ class BoxJudge:
             if plain is None:
                 try:
                     plain = p.path_margins(box, self.max_choices)
-                except (ZeroDivisionError, ValueError, DomainError):
+                except (ZeroDivisionError, ValueError, FunctionDomainError):
                     plain = []
             if candidate is None and hyps_at_centre:
                 # the box's own centre first: the stretched box's centre is the same point
@@ -176,7 +176,7 @@ class BoxJudge:
                 if all(holds(pm[i].enclosure(), self.strict) for pm in paths):
                     return 0
                 anchored = p.anchored(face, self.max_choices)
-            except (ZeroDivisionError, ValueError, DomainError):
+            except (ZeroDivisionError, ValueError, FunctionDomainError):
                 return None
             if anchored is not None and holds(anchored[0][i], self.strict):
                 return 0

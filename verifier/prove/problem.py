@@ -18,7 +18,7 @@ from flint import fmpq
 
 from ..claims import Check
 from ..contexts import ExactContext
-from .domain import Domain
+from .domain import ProofBox
 from .jets import ZERO, JetContext, NeedsChoice, interval_ball
 from .parametrisation import BoundedDomainError, Coordinate, Parametrisation
 
@@ -27,7 +27,7 @@ EXACT = ExactContext()
 MIN_RELATIVE_WIDTH = Fraction(1, 2**30)
 
 
-def coordinates(check: Check, domain: Domain):
+def coordinates(check: Check, domain: ProofBox):
     """The coordinates of the domain and the root boxes that cover it (one per choice of charts).
 
     Every set enters through its map (:mod:`.parametrisation`): a sphere or the orthogonal
@@ -41,7 +41,7 @@ def coordinates(check: Check, domain: Domain):
 class BoxProblem:
     """One check on one domain: builds the data of a box and evaluates it."""
 
-    def __init__(self, check: Check, domain: Domain, prec: int):
+    def __init__(self, check: Check, domain: ProofBox, prec: int):
         self.check, self.domain, self.prec = check, domain, prec
         self.param = Parametrisation(check, domain)
         self.coords, self.roots = self.param.coords, self.param.roots()

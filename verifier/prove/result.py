@@ -13,7 +13,7 @@ from .certificate import ProofCertificate
 @dataclass(frozen=True)
 class ProofDetails:
     method: str  # smt | branch-and-bound
-    domain: Mapping[str, Any]  # Domain.to_dict()
+    domain: Mapping[str, Any]  # ProofBox.to_dict()
     time_limit: float
     solver: str = ""  # z3's answer: unsat | sat | unknown (reason)
     boxes_proved: int = 0

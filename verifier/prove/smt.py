@@ -28,7 +28,7 @@ from ..contexts import ExactContext
 from ..engine import make_counterexample
 from ..results import CheckResult, FoundBy, Verdict
 from ..shrink import Shrinker
-from .domain import Domain
+from .domain import ProofBox
 from .parametrisation import MAX_SMT_PIECES, Parametrisation
 from .result import Proof, ProofDetails, base_fields
 from .z3ctx import NotDecidable, Z3Context, _ScalarTerm, model_fraction, nonconstant_denominators
@@ -37,7 +37,7 @@ Z3 = Z3Context()
 EXACT = ExactContext()
 
 
-def parametrisations(check: Check, domain: Domain) -> list[Parametrisation]:
+def parametrisations(check: Check, domain: ProofBox) -> list[Parametrisation]:
     """The SMT maps to try in turn: a simplex through its free entries and a derived variable by
     its definition in each; a sphere or an orthogonal matrix first by its membership equality
     (a polynomial z3 often decides at once: ``w . u^4`` on the sphere, which its rational
@@ -51,7 +51,7 @@ def parametrisations(check: Check, domain: Domain) -> list[Parametrisation]:
     return [by_equality, charted]
 
 
-def formulas(check: Check, domain: Domain, param: Parametrisation | None = None, ctx: Z3Context = Z3):
+def formulas(check: Check, domain: ProofBox, param: Parametrisation | None = None, ctx: Z3Context = Z3):
     """One (coordinate values, data, assertions) per choice of chart pieces; the conjunction
     of the assertions says "a point of the domain, in these pieces, violates the claim".
 
@@ -79,7 +79,7 @@ def formulas(check: Check, domain: Domain, param: Parametrisation | None = None,
         yield values, data, facts + [negated]
 
 
-def formula(check: Check, domain: Domain):
+def formula(check: Check, domain: ProofBox):
     """(data, assertions) of a domain with a single choice of chart pieces."""
     _, data, facts = next(formulas(check, domain))
     return data, facts
@@ -90,7 +90,7 @@ def _real(name: str):
     return _ScalarTerm(term.as_ast(), term.ctx)
 
 
-def prove_smt(check: Check, domain: Domain, time_limit: float = 60.0, dps: int = 50) -> Proof:
+def prove_smt(check: Check, domain: ProofBox, time_limit: float = 60.0, dps: int = 50) -> Proof:
     start = time.monotonic()
     deadline = start + time_limit
     base = base_fields(check, dps)

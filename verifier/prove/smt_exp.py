@@ -28,7 +28,7 @@ from flint import arb, fmpq
 
 from ..claims import Check
 from ..results import CheckResult, Verdict
-from .domain import Domain
+from .domain import ProofBox
 from .result import Proof, ProofDetails, base_fields
 from .smt import _from_model, formulas, parametrisations
 from .z3ctx import Z3Context
@@ -106,7 +106,7 @@ def _numeric_bounds(t, e) -> list:
     return [e >= z3.RealVal(as_q(lo)), e <= z3.RealVal(as_q(hi))]
 
 
-def prove_exp_abstracted(check: Check, domain: Domain, time_limit: float, dps: int = 50) -> Proof | None:
+def prove_exp_abstracted(check: Check, domain: ProofBox, time_limit: float, dps: int = 50) -> Proof | None:
     """A proof, or a certified counterexample, from the abstraction; None when it decides nothing.
 
     A margin that is a minimum (an elementwise part: every entry must hold) is negated one

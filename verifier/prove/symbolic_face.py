@@ -16,7 +16,7 @@ from fractions import Fraction
 import numpy as np
 import sympy
 
-from ..contexts import SYMBOLIC, DomainError, _ObjectContext
+from ..contexts import SYMBOLIC, FunctionDomainError, _ObjectContext
 from ..contexts.table import BY_NAME
 
 POWER = BY_NAME["power"]
@@ -74,6 +74,14 @@ class Guided:
             return self
         raise Undecided("sign of an abs argument")
 
+    def sign(self):
+        enc = self.j.enclosure()
+        if enc > 0 or enc < 0:
+            return self._lift(1 if enc > 0 else -1)
+        if sympy.simplify(self.e) == 0:
+            return self._lift(0)
+        raise Undecided("sign of a sign argument")
+
 
 def _choose(a: Guided, b: Guided, larger: bool) -> Guided:
     ea, eb = a.j.enclosure(), b.j.enclosure()
@@ -112,6 +120,9 @@ class GuidedContext(_ObjectContext):
     def abs(self, x):
         return self._elementwise(abs, x)
 
+    def sign(self, x):
+        return self._elementwise(Guided.sign, x)
+
     def _function(self, row, x):
         # every function of the table: sympy's form beside the Jet's enclosure of it
         sym, jets = SYMBOLIC._one(row), self.jets
@@ -146,5 +157,5 @@ def vanishes_identically(problem, face, entry: int) -> bool:
         _, margins = problem.evaluate(ctx, problem.data(ctx, values))
         expr = margins[entry].e
         return sympy.simplify(sympy.expand(expr)) == 0
-    except (Undecided, ZeroDivisionError, ValueError, TypeError, DomainError):
+    except (Undecided, ZeroDivisionError, ValueError, TypeError, FunctionDomainError):
         return False

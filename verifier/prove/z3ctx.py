@@ -82,6 +82,9 @@ class Z3Context(_ObjectContext):
     def abs(self, x):
         return self._elementwise(lambda a: z3.If(a >= 0, a, -a), x)
 
+    def sign(self, x):
+        return self._elementwise(lambda a: z3.If(a > 0, z3.RealVal(1), z3.If(a < 0, z3.RealVal(-1), z3.RealVal(0))), x)
+
     def _not_decidable(self, fn):
         def raise_(x):
             raise NotDecidable(f"{fn} is not decidable by SMT (real arithmetic with if-then-else)")

@@ -120,7 +120,8 @@ def claim_to_dict(claim: Claim) -> dict:
             for v in claim.variables
         ],
         "hypotheses": [h.text for h in claim.hypotheses],
-        "parts": [{"name": p.name, "statement": p.statement, "read_as": p.read_as or None, "relation": p.relation, "latex": p.latex}
+        "parts": [{"name": p.name, "statement": p.statement, "read_as": p.read_as or None, "relation": p.relation, "latex": p.latex,
+                   "hypotheses": [h.text for h in p.hypotheses]}
                   for p in claim.parts],
         "readings": [{"name": r.name, "summary": r.summary, "parts": list(r.parts) if r.parts else None} for r in claim.readings],
     }

@@ -199,6 +199,8 @@ def print_claim(console: Console, claim: Claim) -> None:
         console.print(Text(f"part {p.name}: {p.statement or p.lhs_text + ' ' + RELATIONS[p.relation] + ' ' + p.rhs_text}"))
         if p.read_as:
             console.print(Text(f"  read as: {reading_text(p.read_as)}"))
+        for h in p.hypotheses:
+            console.print(Text(f"  under: {h.text}"))
     for r in claim.readings:
         scope = f" (parts {', '.join(r.parts)})" if r.parts else ""
         console.print(f"reading {r.name}{scope}: {r.summary}")
