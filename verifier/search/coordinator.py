@@ -22,6 +22,7 @@ import numpy as np
 
 from ..claims import Check
 from ..counterexample import exact_strings, make_counterexample  # noqa: F401 (the search package re-exports both)
+from ..equality import try_algebraic_near_tie
 from ..executor import SerialExecutor, forks_safely, make_executor, registered_check
 from ..isolation import Outcome, forking_available, isolated_map
 from ..limits import capped_jobs
@@ -81,7 +82,7 @@ class Coordinator(ChunkSearch):
                 continue
             self.near_ties_tried.add(key)
             tried += 1
-            hit = try_near_tie(self.check, self.certifier, point, 0, dims)
+            hit = try_near_tie(self.check, self.certifier, point, 0, dims) or try_algebraic_near_tie(self.check, self.certifier, point, 0, dims)
             if hit is not None:
                 raise Found(hit[0], dims, hit[1], phase, self.evaluations, self.elapsed())
 
