@@ -273,8 +273,13 @@ def _kernel_equations(claim, blocks, unknowns, zeros) -> list:
     index = {(b, i, j): k for k, (b, i, j) in enumerate(unknowns)}
     out = []
     for z in zeros:
+        # at a critical zero (grad p = 0) where the vanishing hypotheses have independent
+        # gradients, sum_k sigma_k(z) grad g_k(z) = 0 forces sigma_k(z) = 0 for every block whose
+        # multiplier has exactly one vanishing factor too (its gradient a positive multiple of that factor's)
+        critical = all(_exact_value(claim.p.diff(v), z) == 0 for v in claim.variables) and _independent(claim, z)
         for b, block in enumerate(blocks):
-            if sum(c * _value(m, z) for m, c in block.g.items()) == 0:
+            vanishing = [i for i in block.multiplier if _exact_value(claim.hypotheses[i], z) == 0]
+            if vanishing and not (critical and len(vanishing) == 1):
                 continue
             values = [_value(m, z) for m in block.basis]
             for r in range(len(block.basis)):
@@ -286,6 +291,15 @@ def _kernel_equations(claim, blocks, unknowns, zeros) -> list:
                 if row:
                     out.append((row, Fraction(0)))
     return out
+
+
+def _independent(claim, z) -> bool:
+    """Are the gradients at z of the hypotheses vanishing there linearly independent (exactly)?"""
+    rows = [[_exact_value(g.diff(v), z) for v in claim.variables] for g in claim.hypotheses if _exact_value(g, z) == 0]
+    if not rows:
+        return True
+    m = sympy.Matrix([[sympy.Rational(x.numerator, x.denominator) for x in r] for r in rows])
+    return m.rank() == len(rows)
 
 
 def _value(monomial, point) -> Fraction:
