@@ -25,6 +25,7 @@ Public API (for the certifier, the search's near-ties and the prover's touching 
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Mapping
@@ -49,6 +50,8 @@ MAX_NEWTON_STEPS = 40
 MAX_COORDINATES = 6
 #: seconds sympy may spend showing that a margin vanishes on a whole set
 SET_SECONDS = 5.0
+#: seconds Newton's method may spend on one near-tie (a search pays this per near-tie it tries)
+REFINE_SECONDS = 2.0
 
 
 @dataclass(frozen=True)
@@ -114,7 +117,7 @@ def plain_coordinates(check) -> list | None:
 
 
 # ------------------------------------------------------------------------- refinement
-def refine_touching_point(check, data, dims, dps: int = REFINE_DPS) -> dict | None:
+def refine_touching_point(check, data, dims, dps: int = REFINE_DPS, seconds: float = REFINE_SECONDS) -> dict | None:
     """The critical point of the margin near ``data`` (a point with a batch axis of 1, floats
     or rationals), at ``dps`` digits: name -> array of mpf, or None when Newton does not
     converge there, the margin is not nearly 0 there, or the variables are not plain."""
@@ -149,7 +152,7 @@ def refine_touching_point(check, data, dims, dps: int = REFINE_DPS) -> dict | No
 
     try:
         with mpmath.workdps(dps + 20):
-            x = _newton(gradient, [mpmath.mpf(s) for s in start], n)
+            x = _newton(gradient, [mpmath.mpf(s) for s in start], n, time.monotonic() + seconds)
             if x is None:
                 return None
             value, scale = abs(margin(*x)), 1 + sum(abs(t) for t in x)
@@ -162,10 +165,13 @@ def refine_touching_point(check, data, dims, dps: int = REFINE_DPS) -> dict | No
         return None
 
 
-def _newton(gradient, x, n):
-    """Newton's method on the gradient, its Jacobian (the Hessian) by differences; None unless it converges."""
+def _newton(gradient, x, n, deadline):
+    """Newton's method on the gradient, its Jacobian (the Hessian) by differences; None unless
+    it converges by ``deadline`` (a ``time.monotonic()`` value)."""
     tol = mpmath.mpf(10) ** (-(mpmath.mp.dps - 15))
     for _ in range(MAX_NEWTON_STEPS):
+        if time.monotonic() > deadline:
+            return None
         g = mpmath.matrix(gradient(*x))
         if mpmath.norm(g) == 0:
             return x

@@ -202,8 +202,9 @@ def _equations(claim, blocks, unknowns):
     return rows, target
 
 
-def _solve_sdp(claim, blocks, unknowns, rows, target, seconds):
-    """Clarabel on the SDP; the unknowns (Gram entries, then c0) as floats, or None."""
+def _solve_sdp(claim, blocks, unknowns, rows, target, seconds, extra=()):
+    """Clarabel on the SDP (with the linear equations ``extra`` on the unknowns too); the
+    unknowns (Gram entries, then c0) as floats, or None."""
     import clarabel
     from scipy import sparse
 
@@ -225,8 +226,16 @@ def _solve_sdp(claim, blocks, unknowns, rows, target, seconds):
             a_cols.append(c0)
             a_vals.append(1.0)
         b.append(float(target.get(mono, 0)))
-    cones = [clarabel.ZeroConeT(len(monos))]
     r = len(monos)
+    for row, value in extra:
+        for k, c in row.items():
+            _, i, j = unknowns[k]
+            a_rows.append(r)
+            a_cols.append(k)
+            a_vals.append(float(c) if i == j else float(c) / sqrt2)
+        b.append(float(value))
+        r += 1
+    cones = [clarabel.ZeroConeT(r)]
     offset = 0
     for block in blocks:
         size = len(block.basis)
@@ -272,13 +281,15 @@ def _kernel_equations(claim, blocks, unknowns, zeros) -> list:
     the touching points define (without them rounding leaves an eigenvalue of -1e-12 there)."""
     index = {(b, i, j): k for k, (b, i, j) in enumerate(unknowns)}
     out = []
+    gradient = [claim.p.diff(v) for v in claim.variables]
     for z in zeros:
         # at a critical zero (grad p = 0) where the vanishing hypotheses have independent
         # gradients, sum_k sigma_k(z) grad g_k(z) = 0 forces sigma_k(z) = 0 for every block whose
         # multiplier has exactly one vanishing factor too (its gradient a positive multiple of that factor's)
-        critical = all(_exact_value(claim.p.diff(v), z) == 0 for v in claim.variables) and _independent(claim, z)
+        critical = all(_exact_value(d, z) == 0 for d in gradient) and _independent(claim, z)
+        zero_at = {i for i, g in enumerate(claim.hypotheses) if _exact_value(g, z) == 0}
         for b, block in enumerate(blocks):
-            vanishing = [i for i in block.multiplier if _exact_value(claim.hypotheses[i], z) == 0]
+            vanishing = [i for i in block.multiplier if i in zero_at]
             if vanishing and not (critical and len(vanishing) == 1):
                 continue
             values = [_value(m, z) for m in block.basis]
@@ -309,13 +320,14 @@ def _value(monomial, point) -> Fraction:
     return out
 
 
-def rational_zeros(claim: PolynomialClaim, seed: int = 0, starts: int = 24) -> list[tuple[Fraction, ...]]:
+def rational_zeros(claim: PolynomialClaim, seed: int = 0, starts: int = 16) -> list[tuple[Fraction, ...]]:
     """Exact rational zeros of p where every hypothesis holds, found from local minima of p
     (scipy, seeded) snapped to small denominators and checked exactly: the touching points."""
     from scipy.optimize import minimize
 
     n = len(claim.variables)
     f = sympy.lambdify(claim.variables, claim.p.as_expr(), "numpy")
+    grad = sympy.lambdify(claim.variables, [claim.p.as_expr().diff(v) for v in claim.variables], "numpy")
     rng = np.random.default_rng(seed)
     lows, highs = [-2.0] * n, [2.0] * n
     for g in claim.hypotheses:  # box bounds x - lo, hi - x narrow the starts
@@ -332,7 +344,8 @@ def rational_zeros(claim: PolynomialClaim, seed: int = 0, starts: int = 24) -> l
     out: list = []
     for _ in range(starts):
         x0 = rng.uniform(lows, highs)
-        res = minimize(lambda x: float(f(*x)), x0, method="L-BFGS-B", bounds=list(zip(lows, highs)))
+        res = minimize(lambda x: float(f(*x)), x0, jac=lambda x: np.asarray(grad(*x), dtype=float), method="L-BFGS-B",
+                       bounds=list(zip(lows, highs)))
         if not np.isfinite(res.fun) or abs(res.fun) > 1e-8:
             continue
         for den in (1, 2, 3, 4, 6, 10, 100, 1000):
@@ -520,15 +533,26 @@ def certify_polynomial(claim: PolynomialClaim, seconds: float = 10.0) -> dict | 
         return None
     unknowns = _variables(blocks)
     rows, target = _equations(claim, blocks, unknowns)
-    x = _solve_sdp(claim, blocks, unknowns, rows, target, seconds)
-    if x is None:
-        return None
+    deadline = time.monotonic() + seconds
     kernels = [()]
     if not claim.strict:  # a non-strict claim may touch 0: its touching points fix the face
         zeros = rational_zeros(claim)
         if zeros:
-            kernels.append(_kernel_equations(claim, blocks, unknowns, zeros))
-    for extra in kernels[::-1]:
+            kernels.insert(0, _kernel_equations(claim, blocks, unknowns, zeros))
+    # the face the touching points define, imposed in the SDP too (its solution then lies on the
+    # face and rounding moves it only by the solver's tolerance) or only in the projection
+    # (the solver's own centre, moved onto the face exactly): each works where the other fails
+    tries = [(kernels[0], kernels[0]), ((), kernels[0])] if len(kernels) > 1 else [((), ())]
+    if len(kernels) > 1:
+        tries.append(((), ()))
+    solved: dict = {}
+    for in_sdp, extra in tries:
+        key = len(in_sdp)
+        if key not in solved:
+            solved[key] = _solve_sdp(claim, blocks, unknowns, rows, target, max(deadline - time.monotonic(), 0.1), in_sdp)
+        x = solved[key]
+        if x is None:
+            continue
         for denominator in ROUNDINGS:
             y = _round_and_project(x, unknowns, rows, target, denominator, extra)
             if y is None:
