@@ -147,20 +147,42 @@ def refine_touching_point(check, data, dims, dps: int = REFINE_DPS, seconds: flo
             ev = check.evaluate(mp, mp.convert(unpack(list(xs))), dims, with_hypotheses=False)
             return ev.margin[0]
 
-    def gradient(*xs):
-        return [mpmath.diff(margin, xs, tuple(1 if j == i else 0 for j in range(n))) for i in range(n)]
+    deadline = time.monotonic() + seconds
+
+    def refined(fixed: dict) -> list | None:
+        """Newton on the coordinates not in ``fixed`` (index -> exact value), the others held."""
+        free = [i for i in range(n) if i not in fixed]
+
+        def full(ys):
+            it = iter(ys)
+            return [fixed[i] if i in fixed else next(it) for i in range(n)]
+
+        def gradient(*ys):
+            xs = full(ys)
+            return [mpmath.diff(margin, xs, tuple(1 if j == i else 0 for j in range(n))) for i in free]
+
+        ys = _newton(gradient, [mpmath.mpf(start[i]) for i in free], len(free), deadline) if free else []
+        if ys is None:
+            return None
+        x = full(ys)
+        value, scale = abs(margin(*x)), 1 + sum(abs(t) for t in x)
+        if value > mpmath.mpf(10) ** (-(dps * 3) // 4) * scale:
+            return None
+        if max(abs(a - b) for a, b in zip(x, start)) > mpmath.mpf(10) ** -4 * scale:
+            return None
+        return x
 
     try:
         with mpmath.workdps(dps + 20):
-            x = _newton(gradient, [mpmath.mpf(s) for s in start], n, time.monotonic() + seconds)
-            if x is None:
-                return None
-            value, scale = abs(margin(*x)), 1 + sum(abs(t) for t in x)
-            if value > mpmath.mpf(10) ** (-(dps * 3) // 4) * scale:
-                return None
-            if max(abs(a - b) for a, b in zip(x, start)) > mpmath.mpf(10) ** -4 * scale:
-                return None
-            return unpack(x)
+            x = refined({})
+            # the equality set may be a curve or a ray (its Hessian singular): hold one coordinate
+            # at a nearby simple rational, which such a set usually crosses, and solve for the rest
+            for j in range(n) if x is None and n > 1 else ():
+                q = Fraction(float(start[j])).limit_denominator(10)
+                x = refined({j: mpmath.mpf(q.numerator) / q.denominator})
+                if x is not None:
+                    break
+            return None if x is None else unpack(x)
     except (ZeroDivisionError, ValueError, ArithmeticError, OverflowError, TypeError):
         return None
 

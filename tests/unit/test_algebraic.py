@@ -126,3 +126,30 @@ def test_smt_refutes_a_strict_claim_at_its_algebraic_touching_point():
     assert proof.result.verdict is Verdict.REFUTED
     cx = proof.result.counterexample
     assert cx.method == "algebraic" and cx.vars["x"] == "sqrt(2)/2 = root of 2*x**2 - 1 in [7/10, 4/5]"
+
+
+def _two_variables(lhs, rhs):
+    return Claim(id="T.ray", title="t", statement="s", dims=[], variables=[Scalar("x", lo=-2, hi=2), Scalar("y", lo=-2, hi=2)],
+                 parts=[Part("main", relation=">=", lhs=lhs, rhs=rhs)]).checks()[0]
+
+
+def test_an_equality_point_on_a_ray_is_found_exactly_and_its_sets_named():
+    from verifier.equality import equality_sets, exact_equality_points
+
+    check = _two_variables(lambda ctx, v: v.x**2 + 2 * v.y**2, lambda ctx, v: 2 * ctx.sqrt(2) * v.x * v.y)
+    near = {"x": np.array([1.0]), "y": np.array([0.70710678])}  # float64 on the ray y = x / sqrt 2
+    (point,) = exact_equality_points(check, near, {})
+    assert point.describe() == "x = 1, y = sqrt(2)/2"
+    assert point.lhs == point.rhs
+    kinds = {s.kind for s in equality_sets(check, point)}
+    assert kinds == {"ray"}
+    diagonal = _two_variables(lambda ctx, v: v.x**2 + v.y**2, lambda ctx, v: 2 * v.x * v.y)
+    (point,) = exact_equality_points(diagonal, {"x": np.array([0.7]), "y": np.array([0.7000001])}, {})
+    assert {s.kind for s in equality_sets(diagonal, point)} == {"ray", "diagonal", "equal-variables"}
+
+
+def test_no_equality_point_where_the_claim_is_strictly_true():
+    from verifier.equality import exact_equality_points
+
+    check = _two_variables(lambda ctx, v: v.x**2 + v.y**2 + 1, lambda ctx, v: 2 * v.x * v.y)
+    assert exact_equality_points(check, {"x": np.array([0.7]), "y": np.array([0.7])}, {}) == []
