@@ -36,7 +36,7 @@ import sympy
 from flint import fmpq
 
 from .algebraic import AlgebraicContext, AlgebraicNumber, FieldElement, NotInField, NumberField, field_of, recognise
-from .contexts import DomainError, MPContext, NotRational, SymbolicContext, to_fraction
+from .contexts import FLOAT, DomainError, MPContext, NotRational, SymbolicContext, to_fraction
 from .domains import domain_of, is_derived
 from .isolation import OutOfTime, call_within
 
@@ -331,6 +331,21 @@ def _texts(coords):
 
 
 # ------------------------------------------------------------------------- the search's hook
+#: relative margins (float64) below which a near-tie is worth refining: an equality point is
+#: met at 1e-16 and below, a search still descending toward one passes 1e-6 to 1e-12 first
+TOUCHING = 1e-13
+
+
+def _touching(check, row, dims) -> bool:
+    try:
+        with np.errstate(all="ignore"):
+            ev = check.evaluate(FLOAT, {k: np.asarray(v, dtype=float) for k, v in row.items()}, dims, with_hypotheses=False)
+            margin, scale = float(np.asarray(ev.margin)[0]), float(np.asarray(ev.scale)[0])
+    except (ValueError, ArithmeticError, TypeError):
+        return False
+    return bool(np.isfinite(margin) and abs(margin) <= TOUCHING * max(scale, 1e-300))
+
+
 def try_algebraic_near_tie(check, certifier, data, index, dims):
     """For a strict claim: certify the exact equality point near row ``index`` of a float
     batch, where both sides are equal and the strict claim fails.  The first violated
@@ -338,6 +353,8 @@ def try_algebraic_near_tie(check, certifier, data, index, dims):
     if not check.strict or plain_coordinates(check) is None:
         return None
     row = {k: np.asarray(v)[index:index + 1] for k, v in data.items()}
+    if not _touching(check, row, dims):
+        return None
     for point in exact_equality_points(check, row, dims):
         cert = certifier.certify(check, point.data, dims, display="violations")
         if cert.violated:
