@@ -528,17 +528,29 @@ def sos_certificate(check: Check, domain: Domain, seconds: float = 10.0) -> dict
 
 
 def certify_polynomial(claim: PolynomialClaim, seconds: float = 10.0) -> dict | None:
+    """An exactly checked certificate for ``claim``, or None: first a plain sum of squares (no
+    multiplier: fewer unknowns, fewer directions left free for rounding to spoil), then with
+    the hypotheses as multipliers."""
     blocks = _blocks(claim)
     if max(len(b.basis) for b in blocks) > MAX_GRAM:
         return None
+    deadline = time.monotonic() + seconds
+    zeros = rational_zeros(claim) if not claim.strict else []  # a non-strict claim may touch 0: its touching points fix the face
+    for chosen in ([blocks[0]], blocks) if len(blocks) > 1 else (blocks,):
+        if time.monotonic() > deadline:
+            return None
+        cert = _certify_with(claim, chosen, zeros, deadline)
+        if cert is not None:
+            return cert
+    return None
+
+
+def _certify_with(claim, blocks, zeros, deadline) -> dict | None:
     unknowns = _variables(blocks)
     rows, target = _equations(claim, blocks, unknowns)
-    deadline = time.monotonic() + seconds
     kernels = [()]
-    if not claim.strict:  # a non-strict claim may touch 0: its touching points fix the face
-        zeros = rational_zeros(claim)
-        if zeros:
-            kernels.insert(0, _kernel_equations(claim, blocks, unknowns, zeros))
+    if zeros:
+        kernels.insert(0, _kernel_equations(claim, blocks, unknowns, zeros))
     # the face the touching points define, imposed in the SDP too (its solution then lies on the
     # face and rounding moves it only by the solver's tolerance) or only in the projection
     # (the solver's own centre, moved onto the face exactly): each works where the other fails
@@ -553,14 +565,29 @@ def certify_polynomial(claim: PolynomialClaim, seconds: float = 10.0) -> dict | 
         x = solved[key]
         if x is None:
             continue
-        for denominator in ROUNDINGS:
-            y = _round_and_project(x, unknowns, rows, target, denominator, extra)
-            if y is None:
-                continue
-            cert = _certificate(claim, blocks, unknowns, y)
-            if cert is not None and check_certificate(cert) is None:
-                return cert
+        # rows whose diagonal entry the solver left at ~0 (a monomial no certificate can use: x^2
+        # where p has no x^4) are set to 0 exactly: an extra equation only narrows the search,
+        # and what comes out is checked exactly all the same
+        for equations in (tuple(extra), tuple(extra) + tuple(_zero_rows(x, unknowns))):
+            for denominator in ROUNDINGS:
+                y = _round_and_project(x, unknowns, rows, target, denominator, equations)
+                if y is None:
+                    continue
+                cert = _certificate(claim, blocks, unknowns, y)
+                if cert is not None and check_certificate(cert) is None:
+                    return cert
     return None
+
+
+#: a Gram diagonal entry below this (relative to the largest) is taken for a zero row
+ZERO_DIAGONAL = 1e-7
+
+
+def _zero_rows(x, unknowns) -> list:
+    """Equations setting to 0 every row of a Gram matrix whose diagonal entry is numerically 0."""
+    largest = max((abs(x[k]) for k, (_, i, j) in enumerate(unknowns) if i == j), default=0.0) or 1.0
+    small = {(b, i) for k, (b, i, j) in enumerate(unknowns) if i == j and x[k] < ZERO_DIAGONAL * largest}
+    return [({k: 1}, Fraction(0)) for k, (b, i, j) in enumerate(unknowns) if (b, i) in small or (b, j) in small]
 
 
 # ------------------------------------------------------------------------- the strategy
