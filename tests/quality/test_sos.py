@@ -59,16 +59,26 @@ def test_touching_squares_certified_and_false_twins_not(seed):
     assert sos_certificate(false.checks()[0], _domain(false.checks()[0])) is None
 
 
-def test_am_gm_on_a_diagonal_of_touching_points():
-    """A whole line of touching points (a = b = c).  Seed 0 (weight 2) is certified; seed 1
-    (weight 3) is not yet: its rounded Gram matrix misses the face by one eigenvalue (see the
-    report in docs/prove.md), so only soundness is asserted there."""
-    true = am_gm_three(np.random.default_rng(0), Fraction(0)).checks()[0]
+@pytest.mark.parametrize("seed", range(2))
+def test_am_gm_on_a_diagonal_of_touching_points(seed):
+    """A whole line of touching points (a = b = c): the Gram matrices are singular there."""
+    true = am_gm_three(np.random.default_rng(seed), Fraction(0)).checks()[0]
     sos = sos_certificate(true, _domain(true))
     assert sos is not None and check_certificate(sos) is None
-    for seed in range(2):
-        false = am_gm_three(np.random.default_rng(seed), Fraction(-1, 100)).checks()[0]
-        assert sos_certificate(false, _domain(false)) is None
+    false = am_gm_three(np.random.default_rng(seed), Fraction(-1, 100)).checks()[0]
+    assert sos_certificate(false, _domain(false)) is None
+
+
+def test_a_touching_point_at_a_quadratic_irrational():
+    """(x^2 - r)^2 (1 + y^2) + (y - 1)^2 >= 0 touches 0 at x = +-sqrt(r): the kernel equations
+    come from the exact algebraic zeros, one rational equation per power of sqrt(r)."""
+    r = int(np.random.default_rng(7).integers(2, 4))
+    claim = Claim(id="T.sosalg", title="t", statement="s", dims=[], variables=[Scalar("x", lo=-2, hi=2), Scalar("y", lo=-2, hi=2)],
+                  parts=[Part("main", relation=">=", lhs=lambda ctx, v: (v.x**2 - r) ** 2 * (1 + v.y**2) + (v.y - 1) ** 2,
+                              rhs=lambda ctx, v: ctx.const(0))])
+    check = claim.checks()[0]
+    sos = sos_certificate(check, _domain(check))
+    assert sos is not None and check_certificate(sos) is None
 
 
 def test_a_tampered_certificate_is_rejected():

@@ -27,9 +27,11 @@ import time
 from dataclasses import dataclass
 from fractions import Fraction
 
+import mpmath
 import numpy as np
 import sympy
 
+from ..algebraic import AlgebraicNumber, FieldElement, NotInField, field_of, recognise
 from ..claims import Check
 from ..contexts import SymbolicContext
 from ..equality import plain_coordinates
@@ -292,16 +294,26 @@ def _kernel_equations(claim, blocks, unknowns, zeros) -> list:
             vanishing = [i for i in block.multiplier if i in zero_at]
             if vanishing and not (critical and len(vanishing) == 1):
                 continue
-            values = [_value(m, z) for m in block.basis]
+            # an algebraic z gives one rational equation per power of the field's generator
+            values = [_components(_value(m, z)) for m in block.basis]
             for r in range(len(block.basis)):
-                row = {}
-                for j, v in enumerate(values):
-                    if v:
-                        k = index[(b, min(r, j), max(r, j))]
-                        row[k] = row.get(k, 0) + v
-                if row:
-                    out.append((row, Fraction(0)))
+                for power in range(max(len(v) for v in values)):
+                    row = {}
+                    for j, v in enumerate(values):
+                        c = v[power] if power < len(v) else 0
+                        if c:
+                            k = index[(b, min(r, j), max(r, j))]
+                            row[k] = row.get(k, 0) + c
+                    if row:
+                        out.append((row, Fraction(0)))
     return out
+
+
+def _components(v) -> list[Fraction]:
+    """A rational as [v]; a field element as its rational coefficients in 1, theta, theta^2, ..."""
+    if isinstance(v, FieldElement):
+        return [Fraction(int(c.p), int(c.q)) for c in v.poly.coeffs()] or [Fraction(0)]
+    return [Fraction(v)]
 
 
 def _independent(claim, z) -> bool:
@@ -309,6 +321,8 @@ def _independent(claim, z) -> bool:
     rows = [[_exact_value(g.diff(v), z) for v in claim.variables] for g in claim.hypotheses if _exact_value(g, z) == 0]
     if not rows:
         return True
+    if any(isinstance(x, FieldElement) for r in rows for x in r):
+        return False  # not decided for algebraic points: the weaker equations only
     m = sympy.Matrix([[sympy.Rational(x.numerator, x.denominator) for x in r] for r in rows])
     return m.rank() == len(rows)
 
@@ -320,9 +334,11 @@ def _value(monomial, point) -> Fraction:
     return out
 
 
-def rational_zeros(claim: PolynomialClaim, seed: int = 0, starts: int = 16) -> list[tuple[Fraction, ...]]:
-    """Exact rational zeros of p where every hypothesis holds, found from local minima of p
-    (scipy, seeded) snapped to small denominators and checked exactly: the touching points."""
+def touching_zeros(claim: PolynomialClaim, seed: int = 0, starts: int = 16) -> list[tuple[Fraction, ...]]:
+    """Exact zeros of p where every hypothesis holds: the touching points.  Found from local
+    minima of p (scipy, seeded), snapped to small denominators and checked exactly; a minimum
+    that no small rational fits is refined and recognised as an algebraic point
+    (coordinates then field elements, checked exactly in their number field)."""
     from scipy.optimize import minimize
 
     n = len(claim.variables)
@@ -355,10 +371,57 @@ def rational_zeros(claim: PolynomialClaim, seed: int = 0, starts: int = 16) -> l
             if _exact_value(claim.p, z) == 0 and all(_exact_value(g, z) >= 0 for g in claim.hypotheses):
                 out.append(z)
                 break
+        else:
+            z = _algebraic_zero(claim, res.x)
+            if z is not None and not any(_same_point(z, w) for w in out):
+                out.append(z)
     return out
 
 
-def _exact_value(poly, point) -> Fraction:
+def _same_point(a, b) -> bool:
+    """The same exact point (field elements compared by their generator and polynomial: each
+    point has its own field object)."""
+    def key(x):
+        return (x.field.generator, tuple(x.poly.coeffs())) if isinstance(x, FieldElement) else x
+
+    return all(key(x) == key(y) for x, y in zip(a, b))
+
+
+def _algebraic_zero(claim, start) -> tuple | None:
+    """A zero of p near the float point ``start`` whose coordinates are algebraic: Newton on the
+    gradient at 60 digits, each coordinate recognised, then checked exactly in the number field
+    they generate (p = 0 there, every hypothesis >= 0).  Its coordinates as field elements."""
+    n = len(claim.variables)
+    expr = claim.p.as_expr()
+    grad = sympy.lambdify(claim.variables, [expr.diff(v) for v in claim.variables], "mpmath")
+    hess = sympy.lambdify(claim.variables, [[expr.diff(a, b) for b in claim.variables] for a in claim.variables], "mpmath")
+    with mpmath.workdps(60):
+        x = mpmath.matrix([mpmath.mpf(float(v)) for v in start])
+        for _ in range(60):
+            try:
+                step = mpmath.lu_solve(mpmath.matrix(hess(*x)), mpmath.matrix(grad(*x)))
+            except ZeroDivisionError:
+                return None
+            x = x - step
+            if mpmath.norm(step) < mpmath.mpf(10) ** -50:
+                break
+        else:
+            return None
+        coords = [recognise(x[i]) for i in range(n)]
+    if any(c is None for c in coords) or not any(isinstance(c, AlgebraicNumber) for c in coords):
+        return None
+    try:
+        field = field_of(coords)
+        z = tuple(field.embed(c) for c in coords)
+    except NotInField:
+        return None
+    if _exact_value(claim.p, z) != 0 or any(_exact_value(g, z) < 0 for g in claim.hypotheses):
+        return None
+    return z
+
+
+def _exact_value(poly, point):
+    """``poly`` at ``point`` exactly: a Fraction, or a field element at an algebraic point."""
     total = Fraction(0)
     for m, c in zip(poly.monoms(), poly.coeffs()):
         c = sympy.Rational(c)
@@ -535,7 +598,7 @@ def certify_polynomial(claim: PolynomialClaim, seconds: float = 10.0) -> dict | 
     if max(len(b.basis) for b in blocks) > MAX_GRAM:
         return None
     deadline = time.monotonic() + seconds
-    zeros = rational_zeros(claim) if not claim.strict else []  # a non-strict claim may touch 0: its touching points fix the face
+    zeros = touching_zeros(claim) if not claim.strict else []  # a non-strict claim may touch 0: its touching points fix the face
     for chosen in ([blocks[0]], blocks) if len(blocks) > 1 else (blocks,):
         if time.monotonic() > deadline:
             return None
@@ -629,4 +692,4 @@ class SumOfSquares:
         return "no sum-of-squares certificate survived exact rounding"
 
 
-__all__ = ["PolynomialClaim", "SumOfSquares", "certify_polynomial", "check_certificate", "polynomial_claim", "rational_zeros", "sos_certificate"]
+__all__ = ["PolynomialClaim", "SumOfSquares", "certify_polynomial", "check_certificate", "polynomial_claim", "touching_zeros", "sos_certificate"]
