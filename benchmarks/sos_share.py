@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import time
@@ -31,6 +30,7 @@ import numpy as np
 from verifier import Claim, Part, Scalar
 from verifier.proof_audit import domain_of
 from verifier.prove import make_domain
+from verifier.prove.smt import prove_smt
 from verifier.prove.sos import check_certificate, polynomial_claim, sos_certificate
 from verifier.registry import load_installed
 
@@ -75,6 +75,26 @@ FAMILIES = {
 }
 
 
+def _positive(name, variables, lhs, rhs):
+    return Claim(id=name, title=name, statement=name, dims=[], variables=[Scalar(v, lo=0, hi=2) for v in variables],
+                 parts=[Part("main", relation=">=", lhs=lhs, rhs=rhs)]).checks()[0]
+
+
+#: classic competition inequalities with equality cases, on [0, 2]^n (polynomial or rational)
+CLASSICS = {
+    "a^2+b^2+c^2 >= ab+bc+ca": _positive("q", "abc", lambda ctx, v: v.a**2 + v.b**2 + v.c**2, lambda ctx, v: v.a * v.b + v.b * v.c + v.c * v.a),
+    "(a+b)(b+c)(c+a) >= 8abc": _positive("p", "abc", lambda ctx, v: (v.a + v.b) * (v.b + v.c) * (v.c + v.a), lambda ctx, v: 8 * v.a * v.b * v.c),
+    "Schur t=1": _positive("s", "abc", lambda ctx, v: v.a * (v.a - v.b) * (v.a - v.c) + v.b * (v.b - v.a) * (v.b - v.c) + v.c * (v.c - v.a) * (v.c - v.b),
+                           lambda ctx, v: ctx.const(0)),
+    "a^3+b^3+c^3 >= 3abc": _positive("c", "abc", lambda ctx, v: v.a**3 + v.b**3 + v.c**3, lambda ctx, v: 3 * v.a * v.b * v.c),
+    "Nesbitt (b+c, c+a, a+b > 0)": Claim(
+        id="n", title="n", statement="n", dims=[], variables=[Scalar(v, lo=Fraction(1, 10), hi=2) for v in "abc"],
+        parts=[Part("main", relation=">=", lhs=lambda ctx, v: v.a / (v.b + v.c) + v.b / (v.c + v.a) + v.c / (v.a + v.b),
+                    rhs=lambda ctx, v: Fraction(3, 2))]).checks()[0],
+    "x^4+y^4+z^4 >= xyz(x+y+z) on [0,2]": _positive("m", "xyz", lambda ctx, v: v.x**4 + v.y**4 + v.z**4, lambda ctx, v: v.x * v.y * v.z * (v.x + v.y + v.z)),
+}
+
+
 def timed(check, domain, seconds):
     start = time.monotonic()
     sos = sos_certificate(check, domain, seconds)
@@ -99,6 +119,14 @@ def run(seeds: int, seconds: float) -> dict:
         out["families"][name] = {"certified": proved, "of": seeds, "false twins certified": false_proved,
                                  "median seconds": float(np.median(times)), "max seconds": max(times)}
         print(f"{name}: {proved}/{seeds} certified, false twins certified {false_proved}, median {np.median(times):.2f} s", file=sys.stderr)
+    out["classics"] = {}
+    for name, check in CLASSICS.items():
+        domain = make_domain(check, {}, named={v.name: (v.lo.exact, v.hi.exact) for v in check.variables})
+        sos, took = timed(check, domain, seconds)
+        start = time.monotonic()
+        z3 = prove_smt(check, domain, seconds).result.verdict.value
+        out["classics"][name] = {"certified": sos is not None, "seconds": took, "z3": z3, "z3 seconds": time.monotonic() - start}
+        print(f"{name}: {'certified' if sos else 'no certificate'} in {took:.2f} s; z3 {z3} in {time.monotonic() - start:.2f} s", file=sys.stderr)
     polynomial, proved, times, reasons = 0, 0, [], {}
     checks = [c for claim in load_installed() if claim.paper == "alman-song-2025" for c in claim.checks()]
     for check in checks:

@@ -153,3 +153,24 @@ def test_no_equality_point_where_the_claim_is_strictly_true():
 
     check = _two_variables(lambda ctx, v: v.x**2 + v.y**2 + 1, lambda ctx, v: 2 * v.x * v.y)
     assert exact_equality_points(check, {"x": np.array([0.7]), "y": np.array([0.7])}, {}) == []
+
+
+def test_the_touching_point_strategy_refutes_a_strict_claim_on_a_ray():
+    """x^2 + 3y^2 > 2 sqrt(3) xy on [1, 2] x [-2, 2] fails exactly on the ray y = x / sqrt 3."""
+    from verifier.prove.touching import TouchingPointRefutation
+
+    class Budget:
+        seconds, dps = 10.0, 50
+
+    claim = Claim(id="T.touch", title="t", statement="s", dims=[], variables=[Scalar("x", lo=1, hi=2), Scalar("y", lo=-2, hi=2)],
+                  parts=[Part("main", relation=">", lhs=lambda ctx, v: v.x**2 + 3 * v.y**2, rhs=lambda ctx, v: 2 * ctx.sqrt(3) * v.x * v.y)])
+    check = claim.checks()[0]
+    strategy = TouchingPointRefutation()
+    assert strategy.applies(check, make_domain(check, {})) is None
+    proof = strategy.attempt(check, make_domain(check, {}), Budget())
+    assert proof is not None and proof.result.verdict is Verdict.REFUTED
+    cx = proof.result.counterexample
+    assert cx.method == "algebraic" and "sqrt(3)" in cx.vars["y"]
+    non_strict = Claim(id="T.touch2", title="t", statement="s", dims=[], variables=claim.variables,
+                       parts=[Part("main", relation=">=", lhs=claim.parts[0].lhs, rhs=claim.parts[0].rhs)]).checks()[0]
+    assert strategy.applies(non_strict, make_domain(non_strict, {})) is not None
