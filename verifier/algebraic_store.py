@@ -11,6 +11,8 @@ that root is refused with the reason.
 
 from __future__ import annotations
 
+import sympy
+
 from .algebraic import AlgebraicFormatError, AlgebraicNumber
 
 #: what marks a stored value as algebraic (a rational never contains it)
@@ -31,4 +33,21 @@ def algebraic_text(number: AlgebraicNumber) -> str:
     return str(number)
 
 
-__all__ = ["AlgebraicFormatError", "MARK", "algebraic_text", "is_algebraic_text", "parse_algebraic"]
+def display_parts(value: str) -> tuple[str, str]:
+    """For a report: (the closed form, ``"root of 2*x**2 - 1 in [7/10, 4/5]"``) of a stored
+    algebraic value, split as written (nothing checked: replay checks).  A math display shows
+    the first (:func:`closed_form_latex`), the second as text beside it."""
+    closed, _, definition = value.partition(" " + MARK)
+    return closed.strip(), ("root of " + definition.strip()) if definition else ""
+
+
+def closed_form_latex(value: str) -> str:
+    """The closed form of a stored algebraic value in LaTeX (``\\frac{\\sqrt{2}}{2}``), read back
+    exactly first; the plain text where it does not read."""
+    try:
+        return sympy.latex(parse_algebraic(value).sympy)
+    except ValueError:
+        return display_parts(value)[0]
+
+
+__all__ = ["AlgebraicFormatError", "MARK", "algebraic_text", "closed_form_latex", "display_parts", "is_algebraic_text", "parse_algebraic"]

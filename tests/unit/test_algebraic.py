@@ -174,3 +174,12 @@ def test_the_touching_point_strategy_refutes_a_strict_claim_on_a_ray():
     non_strict = Claim(id="T.touch2", title="t", statement="s", dims=[], variables=claim.variables,
                        parts=[Part("main", relation=">=", lhs=claim.parts[0].lhs, rhs=claim.parts[0].rhs)]).checks()[0]
     assert strategy.applies(non_strict, make_domain(non_strict, {})) is not None
+
+
+def test_report_helpers_split_a_stored_value():
+    from verifier.algebraic_store import closed_form_latex, display_parts, is_algebraic_text
+
+    value = "sqrt(2)/2 = root of 2*x**2 - 1 in [7/10, 4/5]"
+    assert is_algebraic_text(value) and not is_algebraic_text("3/7")
+    assert display_parts(value) == ("sqrt(2)/2", "root of 2*x**2 - 1 in [7/10, 4/5]")
+    assert closed_form_latex(value) == r"\frac{\sqrt{2}}{2}"
