@@ -48,8 +48,8 @@ def derived_values(check: Check, data, dims, dps: int) -> dict:
     out = {}
     algebraic = is_algebraic_data(data)
     for name, fn in check.part.show:
-        exact = AlgebraicContext(field_of(_numbers(data))) if algebraic else ExactContext()
         try:
+            exact = AlgebraicContext(field_of(_numbers(data))) if algebraic else ExactContext()
             with exact.precision():
                 value = np.asarray(fn(exact, check.values(exact.convert(data), dims)), dtype=object)
             out[name] = exact_strings(np.frompyfunc(_exact_value, 1, 1)(value))

@@ -31,9 +31,11 @@ from ..engine import make_counterexample
 from ..equality import plain_coordinates
 from ..results import CheckResult, FoundBy, Verdict
 from ..shrink import Shrinker
+from .certificate import ProofCertificate
 from .domain import Domain
 from .parametrisation import MAX_SMT_PIECES, Parametrisation
 from .result import Proof, ProofDetails, base_fields
+from .sos import SumOfSquares, sos_certificate
 from .z3ctx import NotDecidable, Z3Context, _ScalarTerm, model_fraction, model_value, nonconstant_denominators
 
 Z3 = Z3Context()
@@ -134,11 +136,13 @@ def prove_smt(check: Check, domain: Domain, time_limit: float = 60.0, dps: int =
         if answer == "unsat":
             calls = math.prod(param.pieces)
             pieces = f" (in each of {calls} choices of chart pieces)" if calls > 1 else ""
+            certificate = smt_certificate(check, domain, found, min(SOS_AFTER_SMT_SECONDS, max(deadline - time.monotonic(), 0)))
+            also = " and a sum-of-squares identity checked exactly" if certificate.sos is not None else ""
             return Proof(
                 CheckResult(verdict=Verdict.PROVED, method="smt", seconds=time.monotonic() - start, domain=where,
                             stop_reason="z3: the negated claim is unsatisfiable on the domain",
-                            message=f"proved by SMT: z3 finds the negated claim unsatisfiable{pieces} (exact real arithmetic)", **base),
-                ProofDetails(solver="unsat", **details),
+                            message=f"proved by SMT: z3 finds the negated claim unsatisfiable{pieces} (exact real arithmetic){also}", **base),
+                ProofDetails(solver="unsat", certificate=certificate, **details),
             )
         if answer == "sat":
             proof = _from_model(check, domain, param, *found, start, base, details, dps)
@@ -162,6 +166,7 @@ def prove_smt(check: Check, domain: Domain, time_limit: float = 60.0, dps: int =
 def _decide(check, domain, param, deadline):
     """("unsat", None) when every choice of pieces is unsatisfiable, ("sat", (values, model)),
     or ("unknown", z3's reason).  NotDecidable propagates: the caller picks another method."""
+    refuted = []
     for values, data, assertions in formulas(check, domain, param):
         left = deadline - time.monotonic()
         if left <= 0:
@@ -174,7 +179,26 @@ def _decide(check, domain, param, deadline):
             return "sat", (values, data, solver.model())
         if answer == z3.unknown:
             return "unknown", solver.reason_unknown()
-    return "unsat", None
+        refuted.append(solver.to_smt2())
+    return "unsat", refuted
+
+
+#: characters of SMT-LIB text a certificate keeps at most (a matrix claim's formula can be large)
+MAX_SMT_TEXT = 200_000
+#: seconds a sum-of-squares certificate may take after z3 proved a polynomial claim
+SOS_AFTER_SMT_SECONDS = 3.0
+
+
+def smt_certificate(check: Check, domain: Domain, formulas_text: list[str], seconds: float) -> ProofCertificate:
+    """What a z3 proof rests on: the refuted formulas as SMT-LIB 2 (a checker re-derives its own
+    proof of unsat), and for a polynomial claim an exactly checked sum-of-squares identity,
+    which a kernel re-checks without z3."""
+    text = "\n".join(f"; choice of chart pieces {k + 1} of {len(formulas_text)}\n{t}" for k, t in enumerate(formulas_text))
+    notes = ()
+    if len(text) > MAX_SMT_TEXT:
+        text, notes = None, (f"the SMT-LIB text ({len(text):,} characters) is above {MAX_SMT_TEXT:,} and is not kept",)
+    sos = sos_certificate(check, domain, seconds) if seconds > 0 and SumOfSquares().applies(check, domain) is None else None
+    return ProofCertificate(method="smt", dims=dict(domain.dims), domain=domain.to_dict(), smt=text, sos=sos, notes=notes)
 
 
 def _from_model(check, domain, param, values, data, model, start, base, details, dps) -> Proof:
