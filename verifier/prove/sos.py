@@ -46,6 +46,8 @@ MAX_GRAM = 60
 ROUNDINGS = (10**4, 10**6, 10**8, 10**10)
 #: pairwise products of hypotheses are multipliers too up to this many hypotheses
 MAX_PAIRS = 6
+#: ... and while the Gram matrices have at most this many unknowns in all
+MAX_UNKNOWNS = 600
 
 
 @dataclass(frozen=True)
@@ -169,11 +171,15 @@ def _blocks(claim: PolynomialClaim) -> list[_Block]:
     products = [((i,), g) for i, g in enumerate(claim.hypotheses)]
     if len(claim.hypotheses) <= MAX_PAIRS:
         products += [((i, j), claim.hypotheses[i] * claim.hypotheses[j]) for i, j in itertools.combinations(range(len(claim.hypotheses)), 2)]
+    unknowns = len(out[0].basis) * (len(out[0].basis) + 1) // 2
     for idx, g in products:
         e = g.total_degree()
         if e > 2 * half:
             continue
         basis = _monomials(n, (2 * half - e) // 2)
+        unknowns += len(basis) * (len(basis) + 1) // 2
+        if len(idx) > 1 and unknowns > MAX_UNKNOWNS:
+            break  # pairs only while the exact projection stays cheap (its cost grows as unknowns x equations^2)
         out.append(_Block(idx, {m: Fraction(int(c.p), int(c.q)) for m, c in zip(g.monoms(), (sympy.Rational(x) for x in g.coeffs()))}, basis))
     return out
 
@@ -334,7 +340,7 @@ def _value(monomial, point) -> Fraction:
     return out
 
 
-def touching_zeros(claim: PolynomialClaim, seed: int = 0, starts: int = 16) -> list[tuple[Fraction, ...]]:
+def touching_zeros(claim: PolynomialClaim, seed: int = 0, starts: int = 16, deadline: float | None = None) -> list[tuple[Fraction, ...]]:
     """Exact zeros of p where every hypothesis holds: the touching points.  Found from local
     minima of p (scipy, seeded), snapped to small denominators and checked exactly; a minimum
     that no small rational fits is refined and recognised as an algebraic point
@@ -359,6 +365,8 @@ def touching_zeros(claim: PolynomialClaim, seed: int = 0, starts: int = 16) -> l
                     highs[i] = min(highs[i], bound)
     out: list = []
     for _ in range(starts):
+        if deadline is not None and time.monotonic() > deadline:
+            break
         x0 = rng.uniform(lows, highs)
         res = minimize(lambda x: float(f(*x)), x0, jac=lambda x: np.asarray(grad(*x), dtype=float), method="L-BFGS-B",
                        bounds=list(zip(lows, highs)))
@@ -452,41 +460,39 @@ def _round_and_project(x, unknowns, rows, target, denominator, extra=()):
     eqs += list(extra)
     used = sorted({k for row, _ in eqs for k in row})
     col = {k: i for i, k in enumerate(used)}
-    aug = fmpq_mat(len(eqs), len(used) + 1)
+    zero = fmpq(0)
+    a_entries, residuals = [zero] * (len(eqs) * len(used)), []
     for a, (row, t) in enumerate(eqs):
+        base = a * len(used)
         for k, c in row.items():
             c = Fraction(c)
-            aug[a, col[k]] = fmpq(c.numerator, c.denominator)
+            a_entries[base + col[k]] = fmpq(c.numerator, c.denominator)
         r = sum(Fraction(c) * y[k] for k, c in row.items()) - t
-        aug[a, len(used)] = fmpq(r.numerator, r.denominator)
-    reduced, rank = aug.rref()
-    rows_kept = []
-    for a in range(rank):
-        coeffs = {used[i]: Fraction(int(reduced[a, i].p), int(reduced[a, i].q)) for i in range(len(used)) if reduced[a, i] != 0}
-        r = reduced[a, len(used)]
-        if not coeffs:
-            return None  # 0 = r != 0: the equations cannot be met
-        rows_kept.append((coeffs, Fraction(int(r.p), int(r.q))))
-    m = len(rows_kept)
-    if not m:
-        return y
-    gram = fmpq_mat(m, m)
-    for a in range(m):
-        ra = rows_kept[a][0]
-        for b_ in range(a, m):
-            rb = rows_kept[b_][0]
-            s = sum(c * rb[k] for k, c in ra.items() if k in rb)
-            gram[a, b_] = gram[b_, a] = fmpq(s.numerator, s.denominator)
-    rhs = fmpq_mat(m, 1, [fmpq(r.numerator, r.denominator) for _, r in rows_kept])
+        residuals.append(fmpq(r.numerator, r.denominator))
+    a_mat = fmpq_mat(len(eqs), len(used), a_entries)
+    rhs = fmpq_mat(len(eqs), 1, residuals)
+    # the least-norm correction y -= A^T (A A^T)^-1 r, in flint's exact matrices; dependent
+    # equations (A A^T singular) are first reduced to independent ones
     try:
-        z = gram.solve(rhs)
+        z = (a_mat * a_mat.transpose()).solve(rhs)
     except ZeroDivisionError:
-        return None
-    for a in range(m):
-        za = Fraction(int(z[a, 0].p), int(z[a, 0].q))
-        if za:
-            for k, c in rows_kept[a][0].items():
-                y[k] -= c * za
+        reduced, rank = fmpq_mat(len(eqs), len(used) + 1, [x for a in range(len(eqs)) for x in
+                                                           a_entries[a * len(used):(a + 1) * len(used)] + [residuals[a]]]).rref()
+        flat, width = reduced.entries(), len(used) + 1
+        rows = [flat[a * width:(a + 1) * width] for a in range(rank)]
+        if any(all(x == 0 for x in row[:-1]) for row in rows):
+            return None  # 0 = r != 0: the equations cannot be met
+        a_mat = fmpq_mat(rank, len(used), [x for row in rows for x in row[:-1]])
+        rhs = fmpq_mat(rank, 1, [row[-1] for row in rows])
+        try:
+            z = (a_mat * a_mat.transpose()).solve(rhs)
+        except ZeroDivisionError:
+            return None
+    correction = (a_mat.transpose() * z).entries()
+    for i, k in enumerate(used):
+        c = correction[i]
+        if c != 0:
+            y[k] -= Fraction(int(c.p), int(c.q))
     return y
 
 
@@ -598,7 +604,7 @@ def certify_polynomial(claim: PolynomialClaim, seconds: float = 10.0) -> dict | 
     if max(len(b.basis) for b in blocks) > MAX_GRAM:
         return None
     deadline = time.monotonic() + seconds
-    zeros = touching_zeros(claim) if not claim.strict else []  # a non-strict claim may touch 0: its touching points fix the face
+    zeros = touching_zeros(claim, deadline=deadline) if not claim.strict else []  # a non-strict claim may touch 0: its touching points fix the face
     for chosen in ([blocks[0]], blocks) if len(blocks) > 1 else (blocks,):
         if time.monotonic() > deadline:
             return None
@@ -633,6 +639,8 @@ def _certify_with(claim, blocks, zeros, deadline) -> dict | None:
         # and what comes out is checked exactly all the same
         for equations in (tuple(extra), tuple(extra) + tuple(_zero_rows(x, unknowns))):
             for denominator in ROUNDINGS:
+                if time.monotonic() > deadline:
+                    return None
                 y = _round_and_project(x, unknowns, rows, target, denominator, equations)
                 if y is None:
                     continue
