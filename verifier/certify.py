@@ -32,6 +32,7 @@ import mpmath
 import numpy as np
 import sympy
 
+from .algebraic import AlgebraicContext, AlgebraicNumber, NotInField, field_of, is_algebraic_data, polynomial_text
 from .claims import Check
 from .contexts import BallContext, ExactContext, FunctionDomainError, MPContext, NotRational, SymbolicContext, to_fraction
 from .runner import OutOfTime, call_within
@@ -101,6 +102,8 @@ class Certifier:
         """
         if display not in (True, False, "violations"):
             raise ValueError(f"display must be True, False or 'violations', got {display!r}")
+        if is_algebraic_data(data):  # an irrational point: exact arithmetic in the field it generates
+            return self._algebraic(check, data, dims)
         try:
             cert, decisive = self._exact(check, data, dims)
         except NotRational:
@@ -149,6 +152,60 @@ class Certifier:
             return Certificate("violated", "exact", detail=f"exact rational arithmetic: {how}", exact_margin=m_frac, exact_lhs=lhs, exact_rhs=rhs), decisive
         status = "tight" if m == 0 else "holds"
         return Certificate(status, "exact", detail="exact rational arithmetic", exact_margin=m_frac, exact_lhs=lhs, exact_rhs=rhs), decisive
+
+    def _algebraic(self, check, data, dims) -> Certificate:
+        """The certificate at a point with irrational algebraic entries, in exact arithmetic in
+        the number field they generate; an equality is also shown by sympy simplifying lhs - rhs
+        at the point's closed forms to 0 (named in the detail; the field's arithmetic decides)."""
+        numbers = [x for arr in data.values() for x in np.asarray(arr, dtype=object).ravel()]
+        try:
+            field = field_of([to_fraction(x) if not isinstance(x, AlgebraicNumber) else x for x in numbers])
+        except NotInField as exc:
+            return Certificate("undecided", "none", detail=f"the point's coordinates lie in no single number field this tool forms ({exc})")
+        ctx = AlgebraicContext(field)
+        try:
+            ev = check.evaluate(ctx, ctx.convert(data), dims)
+            again = check.evaluate(ctx, ctx.convert(data), dims)  # the same twice, or the claim is not a function
+        except ZeroDivisionError as exc:
+            return Certificate("hypothesis-fails", "algebraic", detail=f"division by zero ({exc})")
+        except FunctionDomainError as exc:
+            return Certificate("hypothesis-fails", "algebraic", detail=f"outside a function's domain ({exc})")
+        except NotRational as exc:
+            return Certificate("undecided", "none", detail=f"the claim leaves the number field of the point: {exc}")
+        for hyp, h in zip(check.hypotheses, ev.hypotheses):
+            s = h[0].sign()
+            if s < 0 or (hyp.strict and s == 0):
+                return Certificate("hypothesis-fails", "algebraic", detail=f"hypothesis fails exactly: {hyp.text}")
+        m, lhs, rhs = ev.margin[0], ev.lhs[0], ev.rhs[0]
+        if not (again.margin[0] == m and again.lhs[0] == lhs and again.rhs[0] == rhs):
+            raise NotDeterministic(f"claim {check.label} is not deterministic: evaluated twice at the same algebraic point, its sides differ")
+        shown = dict(lhs=lhs.mpf(self.dps), rhs=rhs.mpf(self.dps), margin=m.mpf(self.dps),
+                     exact_lhs=lhs.rational(), exact_rhs=rhs.rational(), exact_margin=m.rational())
+        where = f"in {_field_text(field)}"
+        s = m.sign()
+        if s < 0:
+            return Certificate("violated", "algebraic", detail=f"exact algebraic arithmetic {where}: margin < 0", **shown)
+        if s == 0:
+            proof = self._sympy_equality(check, data, dims)
+            detail = f"exact algebraic arithmetic {where}: both sides are equal; {proof}"
+            if check.strict:
+                return Certificate("violated", "algebraic", detail=detail, **shown)
+            return Certificate("tight", "algebraic", detail=detail, **shown)
+        return Certificate("holds", "algebraic", detail=f"exact algebraic arithmetic {where}", **shown)
+
+    def _sympy_equality(self, check, data, dims) -> str:
+        """One clause: what sympy's simplification of lhs - rhs at the point's closed forms gives."""
+        sym = SymbolicContext()
+        closed = {k: np.frompyfunc(lambda x: x.sympy if isinstance(x, AlgebraicNumber) else sympy.Rational(str(to_fraction(x))), 1, 1)(
+            np.asarray(v, dtype=object)) for k, v in data.items()}
+        try:
+            ev = check.evaluate(sym, closed, dims, with_hypotheses=False)
+            difference = call_within(self.deadline, sympy.simplify, ev.lhs[0] - ev.rhs[0])
+        except (Exception, OutOfTime):
+            return "sympy could not simplify lhs \u2212 rhs at the point"
+        if difference == 0:
+            return f"sympy: lhs = {sympy.sstr(ev.lhs[0])}, rhs = {sympy.sstr(ev.rhs[0])}, lhs \u2212 rhs simplifies to 0"
+        return f"sympy's simplification of lhs \u2212 rhs stopped at {sympy.sstr(difference)}"
 
     def _exact_hypotheses(self, check, data, dims) -> list:
         """Each hypothesis margin as an exact rational where it is one, else None.
@@ -251,6 +308,11 @@ def certify_plainly(check: Check, data, dims, dps: int, confirm: str = "always")
     """A certificate without its enclosures (arb balls are not plain data; the values shown are
     computed from them here): what a worker sends back of a replay."""
     return dataclasses.replace(Certifier(dps, confirm=confirm).certify(check, data, dims), ball_values=None)
+
+
+def _field_text(field) -> str:
+    g = field.generator
+    return "Q" if g is None else f"Q({g.human}), {g.human} the root of {polynomial_text(g.poly)} in [{g.lo}, {g.hi}]"
 
 
 def _global_random_state() -> tuple:

@@ -21,6 +21,7 @@ from typing import Mapping
 import numpy as np
 from flint import fmpq
 
+from .algebraic import is_algebraic_data
 from .certify import Certificate, Certifier
 from .claims import Check
 from .contexts import ExactContext, to_fraction
@@ -67,6 +68,8 @@ class Shrinker:
 
     def shrink(self, data: Mapping[str, np.ndarray], dims: Mapping[str, int], certificate: Certificate) -> ShrinkResult:
         self._deadline = time.monotonic() + self.time_limit
+        if is_algebraic_data(data):  # an exact equality point: its minimal polynomials are as simple as it gets
+            return ShrinkResult(dict(data), dict(dims), certificate, 0, 0)
         coords = self._coords({k: np.asarray(v, dtype=object) for k, v in data.items()})
         best = (coords, dict(dims), certificate)
         improved = True

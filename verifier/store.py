@@ -26,6 +26,7 @@ import numpy as np
 from flint import fmpq
 
 from ._version import __version__
+from .algebraic_store import is_algebraic_text, parse_algebraic
 from .certify import Certificate, certify_plainly, decimal_string
 from .claims import Check, Claim
 from .limits import MAX_DIM, MAX_DPS, MAX_ENTRIES, MAX_FILE_BYTES, MAX_NESTING, MAX_NUMBER_CHARS, MIN_DPS, LimitError, check_exponent, check_name, check_number_text
@@ -758,6 +759,12 @@ def _fill(out, value, shape, index):
     if len(index) == len(shape):
         if isinstance(value, list):
             raise ValueError(f"expected a number at {list(index)}, got a list")
+        if is_algebraic_text(value):  # an irrational equality point: verifier/algebraic_store.py
+            try:
+                out[index] = parse_algebraic(value)
+            except ValueError as exc:
+                raise ValueError(f"entry {list(index)}: {exc}") from None
+            return
         try:
             q = parse_exact(value)
         except ValueError as exc:

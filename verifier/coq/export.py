@@ -30,6 +30,7 @@ import numpy as np
 import sympy
 from flint import arb, fmpq
 
+from ..algebraic import is_algebraic_data
 from ..contexts import BallContext
 from ..store import LoadedCounterexample
 from .terms import COQ_FUNCTIONS, CoqContext, NotExportable, Term, lift
@@ -97,6 +98,9 @@ def module_name(loaded: LoadedCounterexample) -> str:
 def export_counterexample(loaded: LoadedCounterexample) -> CoqScript:
     """The Coq script for ``loaded``; raises :class:`NotExportable` naming why it cannot be written."""
     check = loaded.check
+    if is_algebraic_data(loaded.data):  # exact-branch change: the Coq statement of such a point is described in docs/coq.md
+        raise NotExportable("not exportable to Coq yet: the point has irrational algebraic coordinates (certified by exact "
+                            "arithmetic in their number field)")
     ctx = CoqContext()
     v = check.values(ctx.convert(loaded.data), loaded.dims)
     try:

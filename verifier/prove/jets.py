@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import numpy as np
 from flint import arb, fmpq
 from flint import ctx as flint_ctx
 
@@ -153,10 +154,14 @@ class Jet:
 
     # -- arithmetic -----------------------------------------------------------------------
     def _binary(self, name, o, swap, compute):
+        if isinstance(o, np.ndarray):  # an array of Jets (``9 * ctx.sqrt(2)``): numpy applies the operation entry by entry
+            return NotImplemented
         key = (name, ("id", id(self)), _key(o), swap)
         return self.f.cached(key, lambda: compute(*((self._lift(o), self) if swap else (self, self._lift(o)))), self, o)
 
     def __add__(self, o):
+        if isinstance(o, np.ndarray):
+            return NotImplemented
         if (o.is_zero() if isinstance(o, Jet) else o == 0):
             return self
         if self.is_zero() and isinstance(o, Jet):
@@ -177,6 +182,8 @@ class Jet:
     def __sub__(self, o):
         if o is self:
             return self.f.cached(("zero",), lambda: Jet.const(0, self.f))
+        if isinstance(o, np.ndarray):
+            return NotImplemented
         if (o.is_zero() if isinstance(o, Jet) else o == 0):
             return self
         return self._binary("sub", o, False, _sub)

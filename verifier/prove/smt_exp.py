@@ -121,7 +121,7 @@ def prove_exp_abstracted(check: Check, domain: ProofBox, time_limit: float, dps:
     param = parametrisations(check, domain)[-1]
     base = base_fields(check, dps)
     details = dict(method="smt", domain=domain.to_dict(), time_limit=time_limit)
-    for values, _, assertions in formulas(check, domain, param, ctx):
+    for values, data, assertions in formulas(check, domain, param, ctx):
         if not ctx.terms:
             return None  # nothing abstracted: the exact SMT has already had its say
         *facts, negated = assertions
@@ -137,7 +137,7 @@ def prove_exp_abstracted(check: Check, domain: ProofBox, time_limit: float, dps:
             solver.add(*facts, goal, *ctx.facts(ctx.used(facts + [goal])))
             answer = solver.check()
             if answer == z3.sat:
-                proof = _from_model(check, domain, param, values, solver.model(), start, base, details, dps)
+                proof = _from_model(check, domain, param, values, data, solver.model(), start, base, details, dps)
                 return proof if proof.result.counterexample is not None else None  # certified, or dropped
             if answer != z3.unsat:
                 return None

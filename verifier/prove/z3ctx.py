@@ -11,12 +11,14 @@ real arithmetic (decidable by z3's nlsat, sometimes slowly -- hence the time lim
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
 import z3
 
-from ..contexts import NotRational, _ObjectContext
+from ..algebraic import AlgebraicNumber
+from ..contexts import FunctionDomainError, NotRational, _ObjectContext
 
 
 class NotDecidable(NotRational):
@@ -50,9 +52,73 @@ for _op in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
 
 
 class Z3Context(_ObjectContext):
+    """The SMT context.  A square root stays in real arithmetic by an exact substitution: each
+    distinct ``sqrt(t)`` becomes a fresh real ``r`` with ``r >= 0`` and ``r * r = t`` (a
+    *side condition*, which the formula must assert: :meth:`side_conditions`).  For a number
+    ``t`` (``sqrt(2)`` in ``9 sqrt(2) / 32``) ``r`` is that algebraic constant, pinned also by
+    an isolating interval; for a term in the variables it is the monotone substitution
+    ``y = sqrt(x)``, under which every point where the claim is defined (``t >= 0``) is a
+    model, so ``unsat`` stays a proof, and a point where ``t < 0`` is outside the claim, as
+    the certifier treats it.  A rational power ``t^(p/q)`` is ``r^p`` with ``r^q = t``, ``r >= 0``.
+    """
+
     name = "z3"
     rigorous = True
     unavailable_error = NotDecidable  # tanh, erf, power with a real exponent, ...: another method
+
+    @property
+    def _roots(self) -> dict:  # (term id, q) -> (the fresh root, its radicand); per formula
+        return self.__dict__.setdefault("_root_terms", {})
+
+    @property
+    def _conditions(self) -> list:
+        return self.__dict__.setdefault("_root_conditions", [])
+
+    def begin_formula(self) -> None:
+        """Forget the roots of the last formula: a condition ``r * r = t`` belongs to the formula
+        whose terms used it (in another choice of chart pieces ``t`` may be negative)."""
+        self._roots.clear()
+        self._conditions.clear()
+
+    def side_conditions(self) -> list:
+        """What the substitutions of this formula assert (each root's defining polynomial and sign)."""
+        return list(self._conditions)
+
+    def _root(self, t, q: int):
+        """The fresh real r >= 0 with r^q = t (t a term or a number)."""
+        t = t if z3.is_expr(t) else z3.RealVal(Fraction(t))
+        t = z3.simplify(t)
+        key = (t.get_id(), q)
+        hit = self._roots.get(key)
+        if hit is not None:
+            return hit[0]
+        if z3.is_rational_value(t):
+            value = Fraction(t.numerator_as_long(), t.denominator_as_long())
+            exact = _rational_root(value, q)
+            if exact is not None:
+                out = self.scalar(exact)
+                self._roots[key] = (out, t)
+                return out
+            if value < 0:
+                raise FunctionDomainError(f"root of the negative number {value}")
+        r = z3.Real(f"root{len(self._roots)}_{q}")
+        self._conditions.extend([r >= 0, r ** q == t if q > 1 else r == t])
+        if z3.is_rational_value(t):  # an algebraic constant: its isolating interval too
+            lo, hi = _root_interval(Fraction(t.numerator_as_long(), t.denominator_as_long()), q)
+            self._conditions.extend([r >= z3.RealVal(lo), r <= z3.RealVal(hi)])
+        out = _ScalarTerm(r.as_ast(), r.ctx)
+        self._roots[key] = (out, t)
+        return out
+
+    def sqrt(self, x):
+        return self._apply(lambda a: self._root(a, 2), x, reuse=False)
+
+    def _power_real(self, a, q: Fraction):
+        if q.denominator > 4 or abs(q.numerator) > 16:
+            raise NotDecidable(f"power {q} is not decidable by SMT")
+        r = self._root(a, q.denominator)
+        out = r ** abs(q.numerator)
+        return 1 / out if q.numerator < 0 else out
 
     def scalar(self, value):
         value = Fraction(value)
@@ -97,8 +163,6 @@ class Z3Context(_ObjectContext):
     def log(self, x):
         return self._not_decidable("log")(x)
 
-    def sqrt(self, x):
-        return self._not_decidable("sqrt")(x)
 
 
 def nonconstant_denominators(term) -> list:
@@ -113,6 +177,47 @@ def nonconstant_denominators(term) -> list:
             out.append(t.arg(1))
         stack.extend(t.children())
     return out
+
+
+def _rational_root(value: Fraction, q: int) -> Fraction | None:
+    """The rational q-th root of ``value`` >= 0 when there is one."""
+    if value < 0:
+        return None
+    num, den = value.numerator, value.denominator
+    rn, rd = round(num ** (1 / q)), round(den ** (1 / q))
+    for a in (rn - 1, rn, rn + 1):
+        for b in (rd - 1, rd, rd + 1):
+            if a >= 0 and b > 0 and a**q == num and b**q == den:
+                return Fraction(a, b)
+    return None
+
+
+def _root_interval(value: Fraction, q: int) -> tuple[Fraction, Fraction]:
+    """Rationals lo < value^(1/q) < hi, 2^-40 apart (checked exactly: lo^q < value < hi^q)."""
+    scale = 1 << 40
+    guess = int(float(value) ** (1 / q) * scale) if value < 2**900 else 0
+    lo, hi = Fraction(max(guess - 2, 0), scale), Fraction(guess + 2, scale)
+    while lo**q > value:
+        lo /= 2
+    while hi**q < value:
+        hi *= 2
+    return lo, hi
+
+
+def model_value(model, term) -> Fraction | AlgebraicNumber:
+    """The exact value of ``term`` in ``model``: a rational, or the real algebraic number z3 holds."""
+    val = model.eval(term, model_completion=True)
+    if z3.is_rational_value(val):
+        return Fraction(val.numerator_as_long(), val.denominator_as_long())
+    if z3.is_algebraic_value(val):
+        approx = val.approx(40).as_fraction()
+        coeffs = [Fraction(c.as_fraction()) if z3.is_expr(c) else Fraction(c) for c in val.poly()]
+        scale = math.lcm(*(c.denominator for c in coeffs))
+        exact = AlgebraicNumber.from_root([int(c * scale) for c in coeffs], approx)
+        if exact is None:
+            raise ValueError(f"model value {val} is not a real root of its polynomial")
+        return exact
+    raise ValueError(f"model value {val} is not a number")
 
 
 def model_fraction(model, term) -> Fraction:

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..claims import Check
 from ..counterexample import exact_strings, make_counterexample  # noqa: F401 (the search package re-exports both)
+from ..equality import try_algebraic_near_tie
 from ..runner import Outcome, SerialRunner, make_runner
 from ..rational_points import refuse_irrational_derived, try_near_tie
 from ..results import CheckResult, FoundBy, SearchStats, StopReason, Verdict
@@ -77,7 +78,7 @@ class Coordinator(ChunkSearch):
                 continue
             self.near_ties_tried.add(key)
             tried += 1
-            hit = try_near_tie(self.check, self.certifier, point, 0, dims)
+            hit = try_near_tie(self.check, self.certifier, point, 0, dims) or try_algebraic_near_tie(self.check, self.certifier, point, 0, dims)
             if hit is not None:
                 raise Found(hit[0], dims, hit[1], phase, self.evaluations, self.elapsed())
 
