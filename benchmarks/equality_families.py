@@ -15,7 +15,7 @@ import numpy as np
 from fractions import Fraction
 from verifier import Claim, Hypothesis, Part, Scalar
 from verifier.engine import SearchConfig, run_check
-from verifier.prove import make_domain, prove
+from verifier.prove import make_proof_box, prove
 def non_square(rng, lo=2, hi=60):
     c = int(rng.integers(lo, hi))
     while int(round(c**0.5)) ** 2 == c: c += 1
@@ -33,7 +33,7 @@ for seed in range(3):
     for rel in (">", ">="):
         chk = am_gm(c, rel).checks()[0]
         t = time.time(); r = run_check(chk, SearchConfig(seed=0, budget=40000)); ts = time.time() - t
-        t = time.time(); pr = prove(chk, make_domain(chk, {}), time_limit=20) if r.verdict.value == "survived" else None; tp = time.time() - t
+        t = time.time(); pr = prove(chk, make_proof_box(chk, {}), time_limit=20) if r.verdict.value == "survived" else None; tp = time.time() - t
         rows.append((f"x + {c}/x {rel} 2 sqrt({c})", r.verdict.value, round(ts, 2), pr and pr.result.verdict.value, pr and round(tp, 2), pr and pr.result.message[:60]))
 for seed in range(3):
     rng = np.random.default_rng(100 + seed)
@@ -41,6 +41,6 @@ for seed in range(3):
     for rel in (">", ">="):
         chk = sq(p, q, r_, rel).checks()[0]
         t = time.time(); r = run_check(chk, SearchConfig(seed=0, budget=40000)); ts = time.time() - t
-        t = time.time(); pr = prove(chk, make_domain(chk, {}), time_limit=20) if r.verdict.value == "survived" else None; tp = time.time() - t
+        t = time.time(); pr = prove(chk, make_proof_box(chk, {}), time_limit=20) if r.verdict.value == "survived" else None; tp = time.time() - t
         rows.append((f"(x^2 - {2*p}x + {p*p-q*q*r_})^2 + 1 {rel} 1", r.verdict.value, round(ts, 2), pr and pr.result.verdict.value, pr and round(tp, 2), pr and pr.result.message[:60]))
 for row in rows: print(" | ".join(map(str, row)))

@@ -96,7 +96,7 @@ def _proof_domain(check, dims):
     try:
         from verifier.prove.domain import make_proof_box as make
     except ImportError:
-        from verifier.prove.domain import make_domain as make
+        from verifier.prove.domain import make_proof_box as make
     from fractions import Fraction
 
     return make(check, dims, (Fraction(-2), Fraction(2)))

@@ -29,7 +29,7 @@ import numpy as np
 
 from verifier import Claim, Part, Scalar
 from verifier.proof_audit import domain_of
-from verifier.prove import make_domain
+from verifier.prove import make_proof_box
 from verifier.prove import smt
 from verifier.prove.sos import check_certificate, polynomial_claim, sos_certificate
 from verifier.registry import load_installed
@@ -110,18 +110,18 @@ def run(seeds: int, seconds: float) -> dict:
         proved, times, false_proved = 0, [], 0
         for seed in range(seeds):
             check = family(np.random.default_rng(seed), Fraction(0))
-            domain = make_domain(check, {}, named={v.name: (-2, 2) for v in check.variables})
+            domain = make_proof_box(check, {}, named={v.name: (-2, 2) for v in check.variables})
             sos, took = timed(check, domain, seconds)
             proved += sos is not None
             times.append(took)
             twin = family(np.random.default_rng(seed), Fraction(-1, 100))
-            false_proved += sos_certificate(twin, make_domain(twin, {}, named={v.name: (-2, 2) for v in twin.variables}), seconds) is not None
+            false_proved += sos_certificate(twin, make_proof_box(twin, {}, named={v.name: (-2, 2) for v in twin.variables}), seconds) is not None
         out["families"][name] = {"certified": proved, "of": seeds, "false twins certified": false_proved,
                                  "median seconds": float(np.median(times)), "max seconds": max(times)}
         print(f"{name}: {proved}/{seeds} certified, false twins certified {false_proved}, median {np.median(times):.2f} s", file=sys.stderr)
     out["classics"] = {}
     for name, check in CLASSICS.items():
-        domain = make_domain(check, {}, named={v.name: (v.lo.exact, v.hi.exact) for v in check.variables})
+        domain = make_proof_box(check, {}, named={v.name: (v.lo.exact, v.hi.exact) for v in check.variables})
         sos, took = timed(check, domain, seconds)
         start = time.monotonic()
         smt.SOS_AFTER_SMT_SECONDS = 0  # z3 alone (its proofs attach a certificate of this kind otherwise)

@@ -18,7 +18,7 @@ from verifier.algebraic import AlgebraicNumber
 from verifier.algebraic_store import parse_algebraic
 from verifier.certify import Certifier
 from verifier.engine import SearchConfig, run_check
-from verifier.prove import make_domain, prove
+from verifier.prove import make_proof_box, prove
 from verifier.results import Verdict
 
 BUDGET = 40_000
@@ -66,7 +66,7 @@ def test_am_gm_with_an_irrational_touching_point(seed):
     _assert_refuted_at_algebraic_point(am_gm(c, ">"), c**0.5)
     true = am_gm(c, ">=").checks()[0]
     assert run_check(true, SearchConfig(seed=0, budget=BUDGET)).verdict is Verdict.SURVIVED
-    proof = prove(true, make_domain(true, {}), time_limit=20)
+    proof = prove(true, make_proof_box(true, {}), time_limit=20)
     assert proof.result.verdict is Verdict.PROVED, proof.result.message
 
 

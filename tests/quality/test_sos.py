@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from verifier import Claim, Part, Scalar
-from verifier.prove import make_domain
+from verifier.prove import make_proof_box
 from verifier.prove.sos import SumOfSquares, check_certificate, sos_certificate
 
 
@@ -44,7 +44,7 @@ def am_gm_three(rng, shift: Fraction) -> Claim:
 
 
 def _domain(check):
-    return make_domain(check, {}, named={v.name: (v.lo.exact, v.hi.exact) for v in check.variables})
+    return make_proof_box(check, {}, named={v.name: (v.lo.exact, v.hi.exact) for v in check.variables})
 
 
 @pytest.mark.parametrize("seed", range(4))

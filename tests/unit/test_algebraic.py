@@ -14,7 +14,7 @@ import pytest
 from verifier import Claim, Hypothesis, Part, Scalar
 from verifier.algebraic import AlgebraicFormatError, AlgebraicNumber, NotInField, NumberField, field_of, parse_polynomial, polynomial_text, recognise
 from verifier.certify import Certifier
-from verifier.prove import make_domain, prove
+from verifier.prove import make_proof_box, prove
 from verifier.results import Verdict
 
 
@@ -115,14 +115,14 @@ def test_a_constant_9_sqrt2_over_32_no_longer_crashes_the_proof():
     """It ended in ``TypeError: argument should be a string or a Rational instance`` (a Jet times
     an array of Jets); now z3 gets sqrt(2) as a fresh real with r^2 = 2, then branch and bound."""
     check = SQRT_CONSTANT.checks()[0]
-    proof = prove(check, make_domain(check, {}, named={k: (-1, 1) for k in "abc"}), time_limit=2.0)
+    proof = prove(check, make_proof_box(check, {}, named={k: (-1, 1) for k in "abc"}), time_limit=2.0)
     assert proof.result.verdict is not Verdict.ERROR, proof.result.message
     assert proof.result.verdict is not Verdict.REFUTED
 
 
 def test_smt_refutes_a_strict_claim_at_its_algebraic_touching_point():
     check = STRICT.checks()[0]
-    proof = prove(check, make_domain(check, {}), method="smt", time_limit=10)
+    proof = prove(check, make_proof_box(check, {}), method="smt", time_limit=10)
     assert proof.result.verdict is Verdict.REFUTED
     cx = proof.result.counterexample
     assert cx.method == "algebraic" and cx.vars["x"] == "sqrt(2)/2 = root of 2*x**2 - 1 in [7/10, 4/5]"
@@ -166,14 +166,14 @@ def test_the_touching_point_strategy_refutes_a_strict_claim_on_a_ray():
                   parts=[Part("main", relation=">", lhs=lambda ctx, v: v.x**2 + 3 * v.y**2, rhs=lambda ctx, v: 2 * ctx.sqrt(3) * v.x * v.y)])
     check = claim.checks()[0]
     strategy = TouchingPointRefutation()
-    assert strategy.applies(check, make_domain(check, {})) is None
-    proof = strategy.attempt(check, make_domain(check, {}), Budget())
+    assert strategy.applies(check, make_proof_box(check, {})) is None
+    proof = strategy.attempt(check, make_proof_box(check, {}), Budget())
     assert proof is not None and proof.result.verdict is Verdict.REFUTED
     cx = proof.result.counterexample
     assert cx.method == "algebraic" and "sqrt(3)" in cx.vars["y"]
     non_strict = Claim(id="T.touch2", title="t", statement="s", dims=[], variables=claim.variables,
                        parts=[Part("main", relation=">=", lhs=claim.parts[0].lhs, rhs=claim.parts[0].rhs)]).checks()[0]
-    assert strategy.applies(non_strict, make_domain(non_strict, {})) is not None
+    assert strategy.applies(non_strict, make_proof_box(non_strict, {})) is not None
 
 
 def test_report_helpers_split_a_stored_value():
