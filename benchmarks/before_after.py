@@ -3,6 +3,14 @@
     git archive <commit> | tar -x -C /tmp/before
     python benchmarks/before_after.py --before /tmp/before --seeds 5 --thin 5 --json benchmarks/before_after.json
 
+    python benchmarks/before_after.py --pipeline --before /tmp/before --json benchmarks/results-pipeline.json
+
+``--pipeline`` compares what a user sees instead of one engine call: ``verify all --json`` of each
+tree -- the whole pipeline, search, certificates, shrinking and proofs -- on the paper's pack,
+the second pack (``examples/attention-classics``) and a pack of ``--thin`` seeded thin-set
+members, and lists every (claim, part, reading) whose verdict, counterexample (dims, inputs,
+lhs, rhs, method, certificate) or proof (status, domain, method) differs.
+
 Two worker processes, one importing the ``verifier`` of ``--before`` and one this tree's,
 take the same tasks in turn (so the machine's load hits both alike): every refuted check of
 ``claims.lock`` (plus C.2 part 1 as printed) and ``--thin`` members of the thin-set family
@@ -78,6 +86,60 @@ def tasks(args):
     return out
 
 
+FAMILY_PACK = """
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("thin_sets", {thin!r})
+thin = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(thin)
+claims = [thin.thin_set_claim(m) for m in {members!r}]
+"""
+
+#: what must not move when only the architecture moves: the fields a reader is shown
+_COUNTEREXAMPLE = ("dims", "vars", "lhs", "rhs", "method", "certificate")
+_PROOF = ("status", "domain", "method")
+
+
+def _pipeline_rows(tree: Path, pack_args: list[str], cwd: Path) -> dict:
+    code = (f"import sys; sys.path.insert(0, {str(tree)!r}); from verifier.cli import main; "
+            f"sys.argv = ['verify', 'all', '--json', '--quick', *{pack_args!r}]; main()")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=3600)
+    if not proc.stdout.strip():
+        raise SystemExit(f"{tree}: verify all {' '.join(pack_args)} printed no JSON (exit {proc.returncode}): {proc.stderr[-2000:]}")
+    rows = {}
+    for r in json.loads(proc.stdout):
+        cx = r.get("counterexample") or {}
+        proof = r.get("proof") or {}
+        rows[f"{r['claim']} {r['part']} [{r['reading']}]"] = {
+            "verdict": r["verdict"], "counterexample": {k: cx.get(k) for k in _COUNTEREXAMPLE} if cx else None,
+            "proof": {k: proof.get(k) for k in _PROOF} if proof else None}
+    return rows
+
+
+def pipeline(args) -> None:
+    """``verify all --json`` of both trees on each pack, compared field by field."""
+    import numpy as np
+    import tempfile
+
+    members = [int(m) for m in np.random.default_rng(args.family_seed).integers(0, 10**6, size=args.thin)]
+    with tempfile.TemporaryDirectory() as tmp:
+        family = Path(tmp) / "thin_family.py"
+        family.write_text(FAMILY_PACK.format(thin=str(ROOT / "benchmarks" / "thin_sets.py"), members=members))
+        packs = {"the paper's pack": [], "attention-classics": ["--pack", str(ROOT / "examples" / "attention-classics" / "attention_classics")],
+                 f"thin-set family ({len(members)} members)": ["--pack", str(family)]}
+        out, lines = {}, ["| pack | checks | same | different |", "|---|---|---|---|"]
+        for label, pack_args in packs.items():
+            runs = {name: _pipeline_rows(tree, pack_args, Path(tmp)) for name, tree in (("before", args.before), ("after", ROOT))}
+            keys = sorted(set(runs["before"]) | set(runs["after"]))
+            differ = [k for k in keys if runs["before"].get(k) != runs["after"].get(k)]
+            out[label] = {"checks": len(keys), "different": {k: {"before": runs["before"].get(k), "after": runs["after"].get(k)} for k in differ}}
+            lines.append(f"| {label} | {len(keys)} | {len(keys) - len(differ)} | {len(differ)} |")
+            for k in differ:
+                print(f"{label}: {k}\n  before {runs['before'].get(k)}\n  after  {runs['after'].get(k)}", file=sys.stderr)
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=1))
+    print("\n".join(lines))
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--worker", help=argparse.SUPPRESS)
@@ -90,7 +152,12 @@ def main(argv=None):
     p.add_argument("--repeat", type=int, default=1,
                    help="time each (check, seed) this many times per engine, alternating; a run counts its median")
     p.add_argument("--json", type=Path, help="write the raw rows here")
+    p.add_argument("--pipeline", action="store_true", help="compare `verify all --json` of both trees (see above)")
     args = p.parse_args(argv)
+    if args.pipeline:
+        if args.before is None:
+            p.error("--before is required")
+        return pipeline(args)
     if args.worker:
         return worker(args.worker, None if args.cpu is None or args.cpu < 0 else args.cpu)
     if args.before is None:

@@ -24,11 +24,10 @@ from typing import Any, Callable
 
 import mpmath
 import numpy as np
-import scipy.special
-import sympy
 
+from . import contexts
 from .claims import Part, Reading, Vector
-from .contexts import BallContext, ExactContext, FloatContext, MPContext, NotRational, SymbolicContext
+from .contexts import NotRational
 
 __all__ = [
     "attention_head",
@@ -263,7 +262,9 @@ def xlogy(ctx, x, y):
     (a rational 0, an exact zero ball) give that 0; the rest ``x * ctx.log(y)``, so a ball
     around 0 or a symbolic term is not decided by a guess (z3 still says log is not decidable).
     """
-    if isinstance(ctx, FloatContext):
+    if isinstance(ctx, contexts.FloatContext):
+        import scipy.special  # the float64 context has loaded it already
+
         with np.errstate(divide="ignore", invalid="ignore"):
             return scipy.special.xlogy(x, y)
     x, y = np.broadcast_arrays(x, y, subok=True)
@@ -321,20 +322,20 @@ def spectral_norm(ctx, A):
     accident, so :class:`~verifier.contexts.NotRational` is raised and a certificate falls
     back to ball arithmetic.  Any other context raises :class:`SpectralNormUnavailable`.
     """
-    if isinstance(ctx, FloatContext):
+    if isinstance(ctx, contexts.FloatContext):
         A = np.asarray(A, dtype=np.float64)
         # a search batch may hold overflowed candidates; LAPACK's SVD fails on them
         finite = np.isfinite(A).all(axis=(-2, -1))
         out = np.full(A.shape[:-2], np.nan)
         out[finite] = np.linalg.norm(A[finite], 2, axis=(-2, -1))
         return out
-    if isinstance(ctx, ExactContext):
+    if isinstance(ctx, contexts.ExactContext):
         raise NotRational("the spectral norm is algebraic, not rational in general: use the ball context")
-    if isinstance(ctx, MPContext):
+    if isinstance(ctx, contexts.MPContext):
         return _per_matrix(A, lambda M: max(mpmath.svd_r(mpmath.matrix(M.tolist()), compute_uv=False)))
-    if isinstance(ctx, BallContext):
+    if isinstance(ctx, contexts.BallContext):
         return _per_matrix(A, _ball_spectral_norm)
-    if isinstance(ctx, SymbolicContext):
+    if isinstance(ctx, contexts.SymbolicContext):
         return _per_matrix(A, _symbolic_spectral_norm)
     raise SpectralNormUnavailable(f"the {ctx.name} context cannot give the spectral norm; bound it by frobenius_norm or state the claim without it")
 
@@ -361,13 +362,15 @@ def _ball_spectral_norm(M):
         raise SpectralNormUnavailable(f"ball arithmetic could not isolate the eigenvalues of A^T A ({exc}); raise the precision") from None
     lam = eigs[0].real
     for e in eigs[1:]:
-        lam = BallContext._max2(lam, e.real)
+        lam = contexts.BallContext._max2(lam, e.real)
     # A^T A is positive semidefinite: the part of the ball below zero holds no eigenvalue
-    lam = BallContext._max2(lam, arb(0))
+    lam = contexts.BallContext._max2(lam, arb(0))
     return lam.sqrt()
 
 
 def _symbolic_spectral_norm(M):
+    import sympy  # the symbolic context has loaded it already
+
     eigenvalues = list(sympy.Matrix(_gram(M).tolist()).eigenvals())
     return sympy.sqrt(sympy.Max(*eigenvalues))
 

@@ -10,7 +10,7 @@ import click
 from ..limits import MAX_PROVE_BOXES, MAX_SECONDS
 from ..budget import ProofBudget
 from ..search.config import QUICK, SearchConfig
-from . import err_console, executor_spec, main, pack_option, pack_runner, refuse_unsaved, registry, search_options
+from .common import err_console, executor_spec, main, pack_option, pack_runner, refuse_unsaved, registry, search_options
 
 
 class ProofSeconds(click.FloatRange):

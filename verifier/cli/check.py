@@ -9,8 +9,8 @@ import click
 
 from ..budget import ProofBudget
 from ..search.config import QUICK
-from . import BUDGET, DPS, SECONDS, SEED, UsageFailure, err_console, get_claim, main, pack_option, pack_runner, refuse_unsaved, registry
-from . import jobs_option as shared_jobs_option
+from .common import BUDGET, DPS, SECONDS, SEED, UsageFailure, err_console, get_claim, main, pack_option, pack_runner, refuse_unsaved, registry
+from .common import jobs_option as shared_jobs_option
 from .all_claims import prove_boxes_option, prove_time_option, prove_total_option
 from .kernel import coq_options, exit_code, kernel_checks
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from . import (DPS, audit_and_report, err_console, get_claim, main, out_console, pack_option, pack_runner, registry, search_config,
+from .common import (DPS, audit_and_report, err_console, get_claim, main, out_console, pack_option, pack_runner, registry, search_config,
                search_options, select_checks)
 from .all_claims import prove_options
 from .kernel import coq_options, exit_code, kernel_checks
@@ -38,16 +38,18 @@ def list_cmd(as_json):
     A pack that fails to load is reported on stderr (one line each) and the others are
     still listed; the exit status is then 2.
     """
-    from ..reporters import json_report, text
-
     reg = registry(allow_errors=True)
     for error in reg.errors:
         click.echo(f"error: {error}", err=True)
     groups = reg.by_pack()
     if as_json:
+        from ..reporters import json_report
+
         items = [{**json_report.claim_to_dict(c), "pack": pack} for pack, claims in groups for c in claims]
         click.echo(json.dumps(items, indent=2, ensure_ascii=False))
     else:
+        from ..reporters import text
+
         console = out_console()
         for pack, claims in groups:
             text.print_claim_list(console, claims, pack=pack)

@@ -10,7 +10,7 @@ import click
 
 from ..limits import (LAYER_COLLAPSE_CAPS, MAX_EXPERIMENT_BYTES, MAX_EXPERIMENT_LIST, RANK_COLLAPSE_CAPS, layer_collapse_bytes,
                       rank_collapse_bytes)
-from . import UsageFailure, err_console, main
+from .common import UsageFailure, err_console, main
 
 
 def _numbers(kind, cap=None):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from . import ROUNDS, UsageFailure, audit_and_report, main, registry, search_config, search_options
+from .common import ROUNDS, UsageFailure, audit_and_report, main, registry, search_config, search_options
 from .all_claims import prove_options
 from .formal import _emit, tightened
 

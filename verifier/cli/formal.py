@@ -8,7 +8,7 @@ import click
 
 from ..limits import MAX_DIM
 from ..search.config import SearchConfig
-from . import (BUDGET, DPS, ROUNDS, SECONDS, SEED, UsageFailure, err_console, executor_spec, get_claim, jobs_option, main, pack_option,
+from .common import (BUDGET, DPS, ROUNDS, SECONDS, SEED, UsageFailure, err_console, executor_spec, get_claim, jobs_option, main, pack_option,
                pack_runner, select_checks)
 
 

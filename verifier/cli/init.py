@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..search.config import QUICK
-from . import _PACKS, UsageFailure, err_console, main, registry
+from .common import UsageFailure, err_console, main, registry, use_packs
 from .check import LOCK_NAME, LOCK_TIME_LIMIT, all_checks, locked_run
 
 
@@ -30,7 +30,7 @@ def init_cmd(directory, slug, force):
         scaffold = write_scaffold(directory, slug, force)
     except ScaffoldError as exc:
         raise UsageFailure(str(exc)) from None
-    click.get_current_context().meta[_PACKS] = (str(scaffold.package_dir.resolve()),)
+    use_packs([scaffold.package_dir.resolve()])
     search = LockedSearch(seed=0, budget=QUICK.budget, time_limit=LOCK_TIME_LIMIT, dps=QUICK.dps)
     lock_path = scaffold.root / LOCK_NAME
     lock = locked_run(all_checks(list(registry())), search, scaffold.root / "counterexamples", lock_path, 1, console)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from . import UsageFailure, err_console, pack_runner, registry
+from .common import UsageFailure, err_console, pack_runner, registry
 
 
 def coq_options(fn):

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from ..reporters.formats import REPORT_FORMATS, renderer
-from . import UsageFailure, err_console, main, pack_option, registry
+from .common import UsageFailure, err_console, main, pack_option, registry
 from .check import check_output, claim_option, jobs_option, lock_option, read_lock, regression, selected_claims
 from .kernel import coq_options, exit_code, kernel_checks
 

@@ -25,35 +25,59 @@ contexts share), and the function table in one place (``table``).
 
 from __future__ import annotations
 
-import mpmath
-import numpy as np
-import sympy
-from flint import arb, fmpq
+import importlib
 
-from .ball import BallContext
-from .base import Context
+import numpy as np
+
 from .errors import DomainError, FloatLiteralError, FunctionDomainError, NotRational
-from .exact import ExactContext
-from .float64 import FloatContext
-from .mp import MPContext
-from .objects import Numbers, _ObjectContext  # noqa: F401  (the base of the z3, Coq, guided contexts)
-from .symbolic import SymbolicContext
-from .table import FUNCTIONS, REDUCTIONS, Function
 from .values import Bound, exact_decimal, to_fraction
 
-FLOAT = FloatContext()
-EXACT = ExactContext()
-SYMBOLIC = SymbolicContext()
+#: each context and the function table, imported on first use: a claim can be stated, and
+#: described to the process that decides, without loading sympy, scipy or mpmath
+_LAZY = {
+    "BallContext": "ball", "Context": "base", "ExactContext": "exact", "FloatContext": "float64", "MPContext": "mp",
+    "Numbers": "objects", "_ObjectContext": "objects", "SymbolicContext": "symbolic", "FUNCTIONS": "table",
+    "REDUCTIONS": "table", "Function": "table",
+}
+#: the shared instances, made on first use
+_INSTANCES = {"FLOAT": "FloatContext", "EXACT": "ExactContext", "SYMBOLIC": "SymbolicContext"}
 
-# Lifting a foreign operand depends only on the number type (precision is the ambient,
-# scoped one), so an object array built outside a context can still be given its lifting.
-_BY_TYPE = ((fmpq, EXACT), (arb, BallContext()), (mpmath.mpf, MPContext()), (sympy.Basic, SYMBOLIC))
+
+def __getattr__(name):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    elif name in _INSTANCES:
+        value = __getattr__(_INSTANCES[name])()
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def _by_type() -> tuple:
+    # Lifting a foreign operand depends only on the number type (precision is the ambient,
+    # scoped one), so an object array built outside a context can still be given its lifting.
+    import mpmath
+    import sympy
+    from flint import arb, fmpq
+
+    return ((fmpq, __getattr__("EXACT")), (arb, __getattr__("BallContext")()), (mpmath.mpf, __getattr__("MPContext")()),
+            (sympy.Basic, __getattr__("SYMBOLIC")))
+
+
+_BY_TYPE: tuple | None = None
 
 
 def as_numbers(value):
     """An object array of one context's numbers as :class:`Numbers` (anything else unchanged)."""
-    if not isinstance(value, np.ndarray) or isinstance(value, Numbers) or value.dtype != object or not value.size:
+    global _BY_TYPE
+    if not isinstance(value, np.ndarray) or value.dtype != object or not value.size:
         return value
+    Numbers = __getattr__("Numbers")
+    if isinstance(value, Numbers):
+        return value
+    if _BY_TYPE is None:
+        _BY_TYPE = _by_type()
     first = value.flat[0]
     for kind, ctx in _BY_TYPE:
         if isinstance(first, kind):

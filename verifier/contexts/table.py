@@ -24,13 +24,35 @@ from operator import methodcaller
 from fractions import Fraction
 from typing import Any, Callable
 
+import importlib
+
 import mpmath
 import numpy as np
-import scipy.special
-import sympy
 from flint import arb, fmpq
 
 from .errors import FunctionDomainError, NotRational
+
+
+class _OnFirstCall:
+    """A library's functions, imported when one is first called: the table names sympy's and
+    scipy's functions without loading either (half a second) where no claim is evaluated --
+    in the process that decides, say."""
+
+    def __init__(self, module: str):
+        self._module = module
+
+    def __getattr__(self, name: str):
+        module = self._module
+
+        def call(*args, **kwargs):
+            return getattr(importlib.import_module(module), name)(*args, **kwargs)
+
+        call.__name__ = call.__qualname__ = name
+        return call
+
+
+sympy = _OnFirstCall("sympy")
+scipy = type("scipy", (), {"special": _OnFirstCall("scipy.special")})
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,6 @@ from fractions import Fraction
 
 import numpy as np
 from flint import fmpq
-from scipy.optimize import linear_sum_assignment
 
 from ..claims import Hypothesis, Variable
 from ..draws import log_scale, permutations, pick
@@ -117,6 +116,8 @@ def birkhoff_decomposition(point):
     for _ in range(n * n):
         values = np.array([[float(v) for v in row] for row in rest])
         cost = np.where(values > 0, -np.log(np.where(values > 0, values, 1.0)), 1e6)
+        from scipy.optimize import linear_sum_assignment  # loaded when first drawn: scipy's optimiser costs 0.3 s at start
+
         _, cols = linear_sum_assignment(cost)
         weight = min(rest[i, cols[i]] for i in range(n))
         if weight <= 0:

@@ -29,8 +29,6 @@ from typing import Any
 
 import numpy as np
 from flint import fmpq
-from sympy import factorint
-from sympy.solvers.diophantine.diophantine import sum_of_four_squares, sum_of_squares, sum_of_three_squares
 
 from ..claims import ClaimDefinitionError, Hypothesis, Variable
 from ..configurations import known_configurations, spread_subsets
@@ -430,6 +428,11 @@ def _sphere_from_pole(ctx, u, k, p, r2):
 
 def _sum_of_squares(total: int, k: int) -> tuple[int, ...] | None:
     """Integers whose squares sum to ``total``, exactly k of them (zeros allowed), or None."""
+    # sympy's number theory, loaded when a point is first put on a sphere: a claim is stated
+    # and described without it
+    from sympy import factorint
+    from sympy.solvers.diophantine.diophantine import sum_of_four_squares, sum_of_squares, sum_of_three_squares
+
     if k == 1:
         root = math.isqrt(total)
         return (root,) if root * root == total else None
