@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import os
+import unicodedata
 
 #: digits of the high-precision re-check (``--dps``, a stored file's ``dps``); above ~4,000 the
 #: certificates' conversions pass Python's own limit on integer digits (sys.get_int_max_str_digits)
@@ -131,6 +132,13 @@ def check_name(text, path_component: bool) -> str:
     return text
 
 
+def folder_key(paper: str, claim: str) -> tuple[str, str]:
+    """What a case-insensitive, normalising file system (macOS's, Windows') compares of a claim's
+    folder ``<paper>/<claim>``: two claims with one key would share their stored counterexamples
+    there (``é1.1`` typed composed and decomposed, ``A1`` and ``a1``)."""
+    return unicodedata.normalize("NFC", paper or "unknown-paper").casefold(), unicodedata.normalize("NFC", claim).casefold()
+
+
 def rank_collapse_bytes(width: int, heads: int, depth: int, tokens: int, batch: int, mlp_width: int, precisions: int,
                         weight_factors: int, sweep_batch: int) -> int:
     """An upper estimate of the bytes a rank-collapse run holds at once (float64 throughout).
@@ -167,5 +175,5 @@ def _short(value: int) -> str:
 __all__ = [
     "LAYER_COLLAPSE_CAPS", "LimitError", "MAX_BUDGET", "MAX_DIM", "MAX_EXPERIMENT_BYTES", "MAX_EXPERIMENT_LIST", "MAX_NAME_CHARS", "MAX_DPS", "MAX_ENTRIES", "MAX_FILE_BYTES", "MAX_NESTING", "MAX_NUMBER_CHARS",
     "MAX_ROUNDS", "MAX_SECONDS", "MAX_SEED", "MIN_DPS", "available_cores", "capped_jobs", "check_exponent", "check_int", "check_name",
-    "check_number_text", "check_seconds", "layer_collapse_bytes", "RANK_COLLAPSE_CAPS", "rank_collapse_bytes",
+    "check_number_text", "check_seconds", "folder_key", "layer_collapse_bytes", "RANK_COLLAPSE_CAPS", "rank_collapse_bytes",
 ]

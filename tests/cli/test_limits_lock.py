@@ -60,6 +60,10 @@ def test_an_edited_input_digit_is_drift_and_lock_accepts_the_new_content(project
     doc["vars"]["A"] = [["2"], ["0"], ["-3"]]
     doc["vars"]["B"] = [["1"], ["1"], ["-3"]]
     path.write_text(json.dumps(doc, indent=2))
+    r = run("lock", "--budget", 1000)  # the file states the old point's values: the lock pins no such file
+    assert r.exit_code == 2 and "reviewer.json" in r.stderr and "lhs stored 2, recomputed 1.5" in r.stderr, r.stderr
+    doc.update(lhs="1.5", rhs="1", margin="-0.5")
+    path.write_text(json.dumps(doc, indent=2))
     r = run("check", "--json")
     assert r.exit_code == 1, r.stderr  # still refutes (lhs 3/2 > 1), but it is not the file that was locked
     rows = {(o["claim"], o["part"], o["reading"]): o for o in json.loads(r.stdout)}

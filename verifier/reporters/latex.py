@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from ..store import Replay
+from ..replay import Replay
 from .safe_text import check_math, unsafe_reason
 from .report_data import UNPINNED_NOTE, Item, replay_status, Section, found_now, greek, heading, item_label, kernel_status, replay_command, proof_suffix, search_command, search_summary, verdict_label
 

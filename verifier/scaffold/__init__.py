@@ -14,7 +14,7 @@ from pathlib import Path
 from string import Template
 
 from .._version import __version__
-from ..store import write_atomic
+from ..safe_files import write_atomic
 
 _SLUG = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 
