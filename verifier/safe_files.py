@@ -10,6 +10,7 @@ different documents in one file).
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -71,6 +72,47 @@ def make_folders(folder: Path) -> None:
         raise FileWriteError(folder, f"{blocker} is a file, not a folder") from None
     except OSError as exc:
         raise FileWriteError(folder, f"cannot create the folder ({_cause(exc)})") from None
+
+
+def open_folder_below(root: Path, names, create: bool, link_error, created: list | None = None) -> int:
+    """A descriptor of ``root/names[0]/names[1]/...``, opened one folder at a time without
+    following a link (``O_NOFOLLOW``): a link on the way raises ``link_error(path)``.  ``root``
+    itself is the user's to place, through a link or not.  Missing folders are made when
+    ``create`` (and appended to ``created``, when given); otherwise ``FileNotFoundError`` is raised."""
+    root = Path(root)
+    if create:
+        make_folders(root)
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    where = root
+    try:
+        for name in names:
+            where = where / name
+            try:
+                child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                try:
+                    os.mkdir(name, 0o777, dir_fd=fd)
+                    if created is not None:
+                        created.append(where)
+                except FileExistsError:
+                    pass
+                except OSError as exc:
+                    raise FileWriteError(where, f"cannot create the folder ({_cause(exc)})") from None
+                child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+                    if stat.S_ISLNK(os.lstat(name, dir_fd=fd).st_mode):
+                        raise link_error(where) from None
+                    raise FileWriteError(where, "a file, not a folder") from None
+                raise
+            os.close(fd)
+            fd = child
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def write_in_folder(folder_fd: int, folder: Path, name: str, text: str, replace: bool) -> None:
@@ -360,6 +402,6 @@ def _first_too_deep(raw: bytes) -> str | None:
 
 
 __all__ = [
-    "DuplicateKey", "FileWriteError", "TooLongNumber", "check_output_file", "check_writable_folder", "make_folders", "read_bounded",
+    "DuplicateKey", "FileWriteError", "TooLongNumber", "check_output_file", "check_writable_folder", "make_folders", "open_folder_below", "read_bounded",
     "read_json_object", "remove_stale_temporaries", "write_atomic", "write_in_folder",
 ]

@@ -10,7 +10,6 @@ safely is :mod:`verifier.safe_files`; replaying one is :mod:`verifier.replay`.
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import re
@@ -21,7 +20,7 @@ from pathlib import Path
 from .evidence import CounterexampleFileError, dumps_document, to_document
 from .limits import MAX_FILE_BYTES, LimitError, check_name, folder_key  # noqa: F401  (folder_key: see __all__)
 from .results import Counterexample
-from .safe_files import FileWriteError, check_writable_folder, make_folders, remove_stale_temporaries, write_in_folder
+from .safe_files import FileWriteError, check_writable_folder, open_folder_below, remove_stale_temporaries, write_in_folder
 
 
 class StoreLinkError(CounterexampleFileError):
@@ -50,38 +49,7 @@ def open_store_folder(root: Path, names, create: bool) -> int:
     following a link (``O_NOFOLLOW``), so nothing inside the store leads outside it.  ``root``
     itself is the user's to place, through a link or not.  Missing folders are made when
     ``create``; otherwise ``FileNotFoundError`` is raised."""
-    root = Path(root)
-    if create:
-        make_folders(root)
-    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
-    where = root
-    try:
-        for name in names:
-            where = where / name
-            try:
-                child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
-            except FileNotFoundError:
-                if not create:
-                    raise
-                try:
-                    os.mkdir(name, 0o777, dir_fd=fd)
-                except FileExistsError:
-                    pass
-                except OSError as exc:
-                    raise FileWriteError(where, f"cannot create the folder ({_cause(exc)})") from None
-                child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
-            except OSError as exc:
-                if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
-                    if stat.S_ISLNK(os.lstat(name, dir_fd=fd).st_mode):
-                        raise StoreLinkError(where) from None
-                    raise FileWriteError(where, "a file, not a folder") from None
-                raise
-            os.close(fd)
-            fd = child
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
+    return open_folder_below(root, names, create, StoreLinkError)
 
 
 def refuse_links_below(root: Path, relative: Path) -> None:

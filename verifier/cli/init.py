@@ -9,7 +9,7 @@ import click
 from .. import lock as lockfile
 from ..engine import QUICK
 from ..lock import LOCK_NAME, LockedSearch
-from ..scaffold import ScaffoldError, write_scaffold
+from ..scaffold import ScaffoldError, scaffold_written
 from . import _PACKS, UsageFailure, err_console, main, registry
 from .check import LOCK_TIME_LIMIT, all_checks, locked_run
 
@@ -26,14 +26,14 @@ def init_cmd(directory, slug, force):
     """
     console = err_console()
     try:
-        scaffold = write_scaffold(directory, slug, force)
+        with scaffold_written(directory, slug, force) as scaffold:  # a failure leaves the folder as it was
+            click.get_current_context().meta[_PACKS] = (str(scaffold.package_dir.resolve()),)
+            search = LockedSearch(seed=0, budget=QUICK.budget, time_limit=LOCK_TIME_LIMIT, dps=QUICK.dps)
+            lock_path = scaffold.root / LOCK_NAME
+            lock = locked_run(all_checks(list(registry())), search, scaffold.root / "counterexamples", lock_path, 1, console)
+            lockfile.write(lock)
     except ScaffoldError as exc:
         raise UsageFailure(str(exc)) from None
-    click.get_current_context().meta[_PACKS] = (str(scaffold.package_dir.resolve()),)
-    search = LockedSearch(seed=0, budget=QUICK.budget, time_limit=LOCK_TIME_LIMIT, dps=QUICK.dps)
-    lock_path = scaffold.root / LOCK_NAME
-    lock = locked_run(all_checks(list(registry())), search, scaffold.root / "counterexamples", lock_path, 1, console)
-    lockfile.write(lock)
     console.print(f"wrote {scaffold.root}: pack {scaffold.package}/ (paper {slug}), {lock_path.name}, counterexamples/, "
                   f".github/workflows/claims.yml")
     where = "" if scaffold.root.resolve() == Path.cwd() else f"cd {scaffold.root} && "
