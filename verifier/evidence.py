@@ -28,7 +28,7 @@ from .contexts import ExactContext
 from .domains import membership_errors, variable_kinds
 from .limits import MAX_DIM, MAX_DPS, MAX_ENTRIES, MAX_NUMBER_CHARS, MIN_DPS, LimitError, check_exponent, check_number_text
 from .results import Counterexample
-from .safe_files import TooLongNumber, read_json_object
+from .safe_files import TooLongNumber, read_json_object, shown_path
 
 SCHEMA = "claim-verifier/counterexample"  # a format name, not the distribution's: every stored file carries it, so it stayed through the rename to ml-claim-verifier
 SCHEMA_VERSION = 1
@@ -40,7 +40,7 @@ class CounterexampleFileError(Exception):
 
     def __init__(self, path: str | os.PathLike, field: str | None, message: str):
         self.path, self.field, self.message = str(path), field, message
-        where = f"{self.path}" + (f", field '{field}'" if field else "")
+        where = shown_path(self.path) + (f", field '{field}'" if field else "")
         super().__init__(f"{where}: {message}")
 
 

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import unicodedata
+from fractions import Fraction
 
 #: digits of the high-precision re-check (``--dps``, a stored file's ``dps``); above ~4,000 the
 #: certificates' conversions pass Python's own limit on integer digits (sys.get_int_max_str_digits)
@@ -44,6 +46,14 @@ MAX_NESTING = 32
 #: (folders ``<paper>/<claim>/``, file ``<part>-<reading>-seed<N>.json``), which stays far below
 #: the 255 bytes a file name may have
 MAX_NAME_CHARS = 100
+
+#: a number an option gives a proof domain (``--box LO:HI``): its characters, its decimal exponent
+#: and its size.  The provers compute with a box's bounds exactly: [0, 10^400] sends their interval
+#: arithmetic through numbers of hundreds of digits (and exp of it beyond any memory), and
+#: "1e999999999" is a billion-digit integer before anything is checked
+MAX_OPTION_NUMBER_CHARS = 40
+MAX_OPTION_EXPONENT = 30
+MAX_BOX_MAGNITUDE = 10**6
 
 #: bytes the arrays of one ``verify experiment`` run may take, estimated from its sizes before it
 #: starts (BERT-base's default shape needs about 0.8 GB); each size option has its own cap too
@@ -104,6 +114,29 @@ def check_exponent(exponent: int) -> int:
     if abs(exponent) > MAX_NUMBER_CHARS:
         raise LimitError(f"a decimal exponent of {_short(exponent)} is beyond the limit of {MAX_NUMBER_CHARS:,}")
     return exponent
+
+
+_OPTION_NUMBER = re.compile(r"([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:[eE]([+-]?[0-9]+))?|([+-]?[0-9]+)/([0-9]+)")
+
+
+def check_option_number(text: str, magnitude: int = MAX_BOX_MAGNITUDE) -> Fraction:
+    """A number as an option writes it (``3``, ``-0.25``, ``1e-3``, ``1/100``), sized before it is
+    made exact: ASCII digits, at most ``MAX_OPTION_NUMBER_CHARS`` characters, a decimal exponent
+    within ``MAX_OPTION_EXPONENT``, and at most ``magnitude`` in absolute value."""
+    text = text.strip()
+    if len(text) > MAX_OPTION_NUMBER_CHARS:
+        raise LimitError(f"a number of {len(text):,} characters is longer than the limit of {MAX_OPTION_NUMBER_CHARS}")
+    m = _OPTION_NUMBER.fullmatch(text)
+    if m is None:
+        raise LimitError(f"{text!r} is not a number (integers, decimals or fractions like 1/100, in ASCII digits)")
+    if m.group(2) is not None and abs(int(m.group(2))) > MAX_OPTION_EXPONENT:
+        raise LimitError(f"{text!r}: a decimal exponent beyond the limit of {MAX_OPTION_EXPONENT}")
+    if m.group(4) is not None and int(m.group(4)) == 0:
+        raise LimitError(f"{text!r} divides by zero")
+    value = Fraction(text)
+    if abs(value) > magnitude:
+        raise LimitError(f"{text} is beyond the limit of {magnitude:,} in absolute value")
+    return value
 
 
 def check_name(text, path_component: bool) -> str:
@@ -174,6 +207,6 @@ def _short(value: int) -> str:
 
 __all__ = [
     "LAYER_COLLAPSE_CAPS", "LimitError", "MAX_BUDGET", "MAX_DIM", "MAX_EXPERIMENT_BYTES", "MAX_EXPERIMENT_LIST", "MAX_NAME_CHARS", "MAX_DPS", "MAX_ENTRIES", "MAX_FILE_BYTES", "MAX_NESTING", "MAX_NUMBER_CHARS",
-    "MAX_ROUNDS", "MAX_SECONDS", "MAX_SEED", "MIN_DPS", "available_cores", "capped_jobs", "check_exponent", "check_int", "check_name",
-    "check_number_text", "check_seconds", "folder_key", "layer_collapse_bytes", "RANK_COLLAPSE_CAPS", "rank_collapse_bytes",
+    "MAX_BOX_MAGNITUDE", "MAX_OPTION_EXPONENT", "MAX_OPTION_NUMBER_CHARS", "MAX_ROUNDS", "MAX_SECONDS", "MAX_SEED", "MIN_DPS", "available_cores", "capped_jobs", "check_exponent", "check_int", "check_name",
+    "check_number_text", "check_option_number", "check_seconds", "folder_key", "layer_collapse_bytes", "RANK_COLLAPSE_CAPS", "rank_collapse_bytes",
 ]

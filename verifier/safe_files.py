@@ -32,7 +32,7 @@ class FileWriteError(OSError):
 
     def __init__(self, path: str | os.PathLike, cause: str):
         self.path, self.cause = str(path), cause
-        super().__init__(f"cannot write {self.path}: {cause}")
+        super().__init__(f"cannot write {shown_path(self.path)}: {cause}")
 
     def __str__(self) -> str:
         return self.args[0]
@@ -213,20 +213,26 @@ def _is_stale(tmp: Path, pid: str | None) -> bool:
 
 def check_output_file(path: Path) -> None:
     """Raise :class:`FileWriteError` naming ``path`` and why it cannot be written (a folder in its
-    place, a file where a folder of its path should be, a folder without write permission).
+    place, a file where a folder of its path should be, a folder without write permission, a
+    name longer than the file system takes).
 
     Run before a long command whose output goes there; it creates nothing.
     """
     path = Path(path)
-    if path.is_dir():
-        raise FileWriteError(path, "a folder is in the way")
-    existing = path.parent
-    while not (existing.exists() or existing.is_symlink()) and existing.parent != existing:
-        existing = existing.parent
-    if not existing.is_dir():
-        raise FileWriteError(path, f"{existing} is a file, not a folder")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise FileWriteError(path, f"the folder {existing} is not writable")
+    try:
+        if path.is_dir():
+            raise FileWriteError(path, "a folder is in the way")
+        existing = path.parent
+        while not (existing.exists() or existing.is_symlink()) and existing.parent != existing:
+            existing = existing.parent
+        if not existing.is_dir():
+            raise FileWriteError(path, f"{shown_path(existing)} is a file, not a folder")
+        if not os.access(existing, os.W_OK | os.X_OK):
+            raise FileWriteError(path, f"the folder {shown_path(existing)} is not writable")
+    except FileWriteError:
+        raise
+    except OSError as exc:  # a name too long, a loop of links: the stat itself fails
+        raise FileWriteError(path, _cause(exc)) from None
 
 
 def check_writable_folder(folder: Path) -> None:
@@ -235,13 +241,18 @@ def check_writable_folder(folder: Path) -> None:
     Run before a search whose results would be saved there, so they are not lost after it.
     """
     folder = Path(folder)
-    existing = folder
-    while not existing.exists():
-        if existing.parent == existing:
-            break
-        existing = existing.parent
-    if not existing.is_dir():
-        raise OSError(f"{existing} is a file, not a folder")
+    try:
+        existing = folder
+        while not existing.exists():
+            if existing.parent == existing:
+                break
+            existing = existing.parent
+        if not existing.is_dir():
+            raise OSError(f"{shown_path(existing)} is a file, not a folder")
+    except OSError as exc:
+        if exc.errno is None:
+            raise
+        raise OSError(f"cannot use the folder ({_cause(exc)})") from None
     if existing != folder:
         try:
             folder.mkdir(parents=True, exist_ok=True)
@@ -254,6 +265,15 @@ def check_writable_folder(folder: Path) -> None:
     os.close(fd)
     os.unlink(probe)
 
+
+#: characters of a path a one-line message shows whole
+_SHOWN_PATH_CHARS = 200
+
+
+def shown_path(path) -> str:
+    """A path for a one-line message: whole up to 200 characters, else its start and its end."""
+    text = str(path)
+    return text if len(text) <= _SHOWN_PATH_CHARS else f"{text[:120]}\u2026({len(text):,} characters)\u2026{text[-60:]}"
 
 
 # ---------------------------------------------------------------------------- reading
@@ -403,5 +423,5 @@ def _first_too_deep(raw: bytes) -> str | None:
 
 __all__ = [
     "DuplicateKey", "FileWriteError", "TooLongNumber", "check_output_file", "check_writable_folder", "make_folders", "open_folder_below", "read_bounded",
-    "read_json_object", "remove_stale_temporaries", "write_atomic", "write_in_folder",
+    "read_json_object", "remove_stale_temporaries", "shown_path", "write_atomic", "write_in_folder",
 ]

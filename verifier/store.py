@@ -130,15 +130,18 @@ class CounterexampleStore:
             base = base / unicodedata.normalize("NFC", paper)
             if claim:
                 base = base / unicodedata.normalize("NFC", claim)
-        refuse_links_below(self.root, base.relative_to(self.root))
-        if not base.is_dir():
-            return []
-        found = []
-        for folder, subfolders, names in os.walk(base):  # never descends through a link
-            for name in subfolders + names:
-                if os.path.islink(os.path.join(folder, name)):
-                    raise StoreLinkError(Path(folder) / name)
-            found.extend(Path(folder) / n for n in names if n.endswith(".json"))
+        try:
+            refuse_links_below(self.root, base.relative_to(self.root))
+            if not base.is_dir():
+                return []
+            found = []
+            for folder, subfolders, names in os.walk(base):  # never descends through a link
+                for name in subfolders + names:
+                    if os.path.islink(os.path.join(folder, name)):
+                        raise StoreLinkError(Path(folder) / name)
+                found.extend(Path(folder) / n for n in names if n.endswith(".json"))
+        except OSError as exc:  # a name too long, a folder that cannot be read
+            raise CounterexampleFileError(base, None, f"cannot read the counterexample store: {exc.strerror or exc}") from None
         remove_stale_temporaries(base, recursive=True)
         return sorted(found)
 

@@ -15,6 +15,7 @@ from ..regression import make_lock, run_regression
 from ..reporters import check_report, coq_report, junit, text
 from ..reporters.progress import DelayedProgress
 from ..results import RunResult, Verdict
+from ..safe_files import shown_path
 from ..store import CounterexampleStore, FileWriteError, check_output_file, write_atomic
 from . import BUDGET, DPS, SECONDS, SEED, UsageFailure, _save_counterexamples, err_console, get_claim, main, pack_option, refuse_unsaved, registry
 from . import jobs_option as shared_jobs_option
@@ -196,4 +197,4 @@ def check_output(path: Path, option: str) -> None:
     try:
         check_output_file(path)
     except FileWriteError as exc:
-        raise UsageFailure(f"{option} {path}: {exc.cause}") from None
+        raise UsageFailure(f"{option} {shown_path(path)}: {exc.cause}") from None

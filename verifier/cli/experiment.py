@@ -10,7 +10,8 @@ import click
 
 from ..limits import (LAYER_COLLAPSE_CAPS, MAX_EXPERIMENT_BYTES, MAX_EXPERIMENT_LIST, RANK_COLLAPSE_CAPS, layer_collapse_bytes,
                       rank_collapse_bytes)
-from . import UsageFailure, err_console, main
+from ..safe_files import check_writable_folder, shown_path
+from . import SEED, UsageFailure, err_console, main
 
 
 def _numbers(kind, cap=None):
@@ -66,7 +67,7 @@ def check_memory(config) -> None:
 
 
 def common_options(fn):
-    fn = click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random draw.")(fn)
+    fn = click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of every random draw.")(fn)
     fn = click.option("--json", "as_json", is_flag=True, help="Print every number as JSON to stdout.")(fn)
     fn = click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), help="Write the figures as PNG and SVG into this directory.")(fn)
     fn = click.option("--small", is_flag=True, help="A small size that runs in seconds (other size options override it).")(fn)
@@ -87,6 +88,11 @@ def _run_and_report(kind, run, config, as_json, out_dir, print_table, figures):
     from ..reporters import experiments_report
 
     console = err_console()
+    if out_dir is not None:  # checked before the run, so its figures are not lost after it
+        try:
+            check_writable_folder(out_dir)
+        except OSError as exc:
+            raise UsageFailure(f"--out {shown_path(out_dir)}: {exc}") from None
     with experiments_report.progress_bar(console, f"experiment {kind}", enabled=not as_json) as progress:
         result = run(config, progress)
     if as_json:

@@ -11,12 +11,13 @@ from rich.text import Text
 
 from ..domains import variable_kinds
 from ..replay import Replay
+from .json_schema import stamped
 from .text import format_value
 
 
 def to_dict(r: Replay) -> dict:
     doc = r.loaded.document
-    return {
+    return stamped("replay", {
         "file": r.path,
         "claim": doc["claim"],
         "part": doc["part"],
@@ -35,7 +36,7 @@ def to_dict(r: Replay) -> dict:
         "vars": doc["vars"],
         "kinds": variable_kinds(r.loaded.check.variables, r.loaded.dims),
         "dims": doc["dims"],
-    }
+    })
 
 
 def to_json(r: Replay) -> str:
