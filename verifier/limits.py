@@ -64,6 +64,9 @@ RANK_COLLAPSE_CAPS = {"width": 8192, "heads": 128, "depth": 1000, "tokens": 8192
 #: caps on each size option of ``verify experiment layer-collapse`` (its networks are tiny by design)
 LAYER_COLLAPSE_CAPS = {"widths": 256, "depths": 256, "heads": 64, "tokens": 256, "starts": 1000, "random_inputs": 10**6,
                        "fit_rounds": 100, "fit_inputs": 10**5, "search_iterations": 10**5, "fit_iterations": 10**5}
+#: a weight bound or weight scale of ``verify experiment`` (``--etas``, ``--weight-factors``): a weight
+#: standard deviation of 1e80 overflows float64 inside the network, and the fits fail on it
+MAX_EXPERIMENT_SCALE = 1e6
 #: entries of a list option of ``verify experiment`` (``--etas``, ``--widths``, ``--weight-factors``, ...)
 MAX_EXPERIMENT_LIST = 64
 
@@ -206,7 +209,7 @@ def _short(value: int) -> str:
 
 
 __all__ = [
-    "LAYER_COLLAPSE_CAPS", "LimitError", "MAX_BUDGET", "MAX_DIM", "MAX_EXPERIMENT_BYTES", "MAX_EXPERIMENT_LIST", "MAX_NAME_CHARS", "MAX_DPS", "MAX_ENTRIES", "MAX_FILE_BYTES", "MAX_NESTING", "MAX_NUMBER_CHARS",
+    "LAYER_COLLAPSE_CAPS", "LimitError", "MAX_BUDGET", "MAX_DIM", "MAX_EXPERIMENT_BYTES", "MAX_EXPERIMENT_LIST", "MAX_EXPERIMENT_SCALE", "MAX_NAME_CHARS", "MAX_DPS", "MAX_ENTRIES", "MAX_FILE_BYTES", "MAX_NESTING", "MAX_NUMBER_CHARS",
     "MAX_BOX_MAGNITUDE", "MAX_OPTION_EXPONENT", "MAX_OPTION_NUMBER_CHARS", "MAX_ROUNDS", "MAX_SECONDS", "MAX_SEED", "MIN_DPS", "available_cores", "capped_jobs", "check_exponent", "check_int", "check_name",
     "check_number_text", "check_option_number", "check_seconds", "folder_key", "layer_collapse_bytes", "RANK_COLLAPSE_CAPS", "rank_collapse_bytes",
 ]
