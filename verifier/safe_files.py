@@ -115,6 +115,19 @@ def open_folder_below(root: Path, names, create: bool, link_error, created: list
     return fd
 
 
+def refuse_links(root: Path, relative: Path, link_error) -> None:
+    """Raise ``link_error(path)`` when a component of ``root/relative`` below ``root`` is a link
+    (a path that ends early, at a missing component or under a file, is no link)."""
+    where = Path(root)
+    for name in Path(relative).parts:
+        where = where / name
+        try:
+            if stat.S_ISLNK(os.lstat(where).st_mode):
+                raise link_error(where)
+        except (FileNotFoundError, NotADirectoryError):
+            return
+
+
 def write_in_folder(folder_fd: int, folder: Path, name: str, text: str, replace: bool) -> None:
     """Write ``name`` in the open folder ``folder_fd`` (shown as ``folder``) through a temporary.
 
@@ -422,6 +435,6 @@ def _first_too_deep(raw: bytes) -> str | None:
 
 
 __all__ = [
-    "DuplicateKey", "FileWriteError", "TooLongNumber", "check_output_file", "check_writable_folder", "make_folders", "open_folder_below", "read_bounded",
+    "DuplicateKey", "FileWriteError", "TooLongNumber", "check_output_file", "check_writable_folder", "make_folders", "open_folder_below", "read_bounded", "refuse_links",
     "read_json_object", "remove_stale_temporaries", "shown_path", "write_atomic", "write_in_folder",
 ]

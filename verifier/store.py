@@ -20,7 +20,7 @@ from pathlib import Path
 from .evidence import CounterexampleFileError, dumps_document, to_document
 from .limits import MAX_FILE_BYTES, LimitError, check_name, folder_key  # noqa: F401  (folder_key: see __all__)
 from .results import Counterexample
-from .safe_files import FileWriteError, check_writable_folder, open_folder_below, remove_stale_temporaries, write_in_folder
+from .safe_files import FileWriteError, check_writable_folder, open_folder_below, refuse_links, remove_stale_temporaries, write_in_folder
 
 
 class StoreLinkError(CounterexampleFileError):
@@ -54,14 +54,7 @@ def open_store_folder(root: Path, names, create: bool) -> int:
 
 def refuse_links_below(root: Path, relative: Path) -> None:
     """Raise :class:`StoreLinkError` when a component of ``root/relative`` below ``root`` is a link."""
-    where = Path(root)
-    for name in Path(relative).parts:
-        where = where / name
-        try:
-            if stat.S_ISLNK(os.lstat(where).st_mode):
-                raise StoreLinkError(where)
-        except FileNotFoundError:
-            return
+    refuse_links(root, relative, StoreLinkError)
 
 
 class CounterexampleStore:

@@ -15,10 +15,9 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-
-from verifier.cli import main
 from verifier.evidence import parse_exact
+
+from .packs_helpers import locked_project, one_line_error, verify
 
 CLAIM = textwrap.dedent("""
     from verifier import Claim, Dim, Part, Vector
@@ -27,19 +26,6 @@ CLAIM = textwrap.dedent("""
                   dims=[Dim("n", 1, 2)], variables=[Vector("x", "n")],
                   parts=[Part("main", lhs=lambda ctx, v: ctx.sum_all(v.x), rhs=lambda ctx, v: 0)])
 """)
-
-
-def verify(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def one_line_error(r, *needles):
-    assert r.exit_code == 2, r.output
-    assert "Traceback" not in r.stderr and "internal error" not in r.stderr, r.stderr
-    errors = [line for line in r.stderr.splitlines() if line.startswith("error: ")]
-    assert len(errors) == 1, r.stderr
-    for needle in needles:
-        assert needle in errors[0], (needle, r.stderr)
 
 
 def write_pack(project: Path, claims: dict[str, tuple[str, str]]) -> None:
@@ -53,13 +39,8 @@ def write_pack(project: Path, claims: dict[str, tuple[str, str]]) -> None:
 
 @pytest.fixture(scope="module")
 def locked_template(tmp_path_factory):
-    project = tmp_path_factory.mktemp("evidence") / "project"
-    write_pack(project, {"sum": ("s1", "evidence-paper")})
-    with pytest.MonkeyPatch.context() as mp:
-        mp.chdir(project)
-        r = verify("lock", "--budget", 2000, "--prove-time", 0, "--jobs", 1)
-    assert r.exit_code == 0, r.output
-    return project
+    return locked_project(tmp_path_factory.mktemp("evidence") / "project", "evidencepack", CLAIM.format(cid="s1", paper="evidence-paper"),
+                          "--budget", 2000, "--prove-time", 0, "--jobs", 1)
 
 
 @pytest.fixture

@@ -14,18 +14,9 @@ import pytest
 from verifier.limits import MAX_NAME_CHARS
 from verifier.scaffold import package_name
 
-from .packs_helpers import verify
+from .packs_helpers import one_line_error, verify
 
 SLUG = "smith-2024"
-
-
-def one_line_error(r, *needles):
-    assert r.exit_code == 2, r.output
-    assert "Traceback" not in r.stderr and "internal error" not in r.stderr, r.stderr
-    errors = [line for line in r.stderr.splitlines() if line.startswith("error: ")]
-    assert len(errors) == 1, r.stderr
-    for needle in needles:
-        assert needle in errors[0], (needle, r.stderr)
 
 
 def tree(folder):

@@ -17,7 +17,7 @@ from referencing import Registry, Resource
 
 from verifier.reporters.json_schema import SCHEMA_PREFIX, VERSIONS
 
-from .packs_helpers import verify
+from .packs_helpers import locked_project, verify
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = ROOT / "docs" / "schema"
@@ -48,15 +48,7 @@ def validate(schema_name: str, doc) -> None:
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):
-    root = tmp_path_factory.mktemp("schema") / "project"
-    (root / "schemapack").mkdir(parents=True)
-    (root / "schemapack" / "claims.py").write_text(PACK)
-    (root / "pyproject.toml").write_text('[tool.verifier]\npacks = ["schemapack"]\n')
-    with pytest.MonkeyPatch.context() as mp:
-        mp.chdir(root)
-        r = verify("lock", "--budget", 2000, "--prove-time", 10, "--jobs", 1)
-        assert r.exit_code == 0, r.output
-    return root
+    return locked_project(tmp_path_factory.mktemp("schema") / "project", "schemapack", PACK, "--budget", 2000, "--prove-time", 10, "--jobs", 1)
 
 
 def run_json(project, monkeypatch, *args, codes=(0, 1)):

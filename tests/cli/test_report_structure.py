@@ -22,7 +22,7 @@ from markdown_it import MarkdownIt
 from verifier.reporters.latex import MAX_TEX_LINE, PREAMBLE, escape, wrapped
 from verifier.reporters.safe_text import MAX_LATEX_NESTING, UnsafeLatex, check_math, md_math
 
-from .packs_helpers import verify
+from .packs_helpers import locked_project, verify
 
 #: claim id -> (its LaTeX, the reason the report gives for not typesetting it)
 FORMULAS = {
@@ -59,19 +59,15 @@ def compile_tex(folder, name, text):
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory):
     project = tmp_path_factory.mktemp("structure") / "project"
-    (project / "structurepack").mkdir(parents=True)
     claims = {**{cid: (latex, "a statement") for cid, (latex, _) in FORMULAS.items()}, "links": (LINKS, "links"),
               "long": (r"x \le 1", LONG_STATEMENT)}
     source = "from verifier import Claim, Dim, Part, Vector\n"
     for i, (cid, (latex, statement)) in enumerate(claims.items()):
         source += CLAIM.format(cid=cid, statement=statement, latex=latex).replace("claim = ", f"claim_{i} = ")
     source += f"claims = [{', '.join(f'claim_{i}' for i in range(len(claims)))}]\n"
-    (project / "structurepack" / "claims.py").write_text(source)
-    (project / "pyproject.toml").write_text('[tool.verifier]\npacks = ["structurepack"]\n')
+    locked_project(project, "structurepack", source, "--budget", 500, "--prove-time", 0, "--jobs", 1)
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(project)
-        r = verify("lock", "--budget", 500, "--prove-time", 0, "--jobs", 1)
-        assert r.exit_code == 0, r.output
         out = {}
         for fmt in ("latex", "markdown"):
             r = verify("report", "--format", fmt, "-o", f"report.{fmt}", "--jobs", 1)

@@ -15,7 +15,6 @@ import contextlib
 import os
 import re
 import shutil
-import stat
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -23,7 +22,7 @@ from string import Template
 
 from .._version import __version__
 from ..limits import MAX_NAME_CHARS
-from ..safe_files import FileWriteError, open_folder_below, write_in_folder
+from ..safe_files import open_folder_below, refuse_links, write_in_folder
 
 _SLUG = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 
@@ -100,7 +99,7 @@ def write_scaffold(root: Path, slug: str, force: bool = False, created: list | N
     texts = {Path(target.format(package=package)): Template(templates.joinpath(template).read_text(encoding="utf-8")).substitute(values)
              for template, target in _FILES.items()}
     for relative in [*texts, *map(Path, _WRITTEN_AFTER)]:
-        _refuse_links(root, relative)
+        refuse_links(root, relative, ScaffoldLinkError)
     written = []
     for relative, text in texts.items():
         path = root / relative
@@ -133,19 +132,6 @@ def scaffold_written(root: Path, slug: str, force: bool = False):
             for path in [*after, *reversed(created)]:
                 _remove(path)
         raise
-
-
-def _refuse_links(root: Path, relative: Path) -> None:
-    where = root
-    for name in relative.parts:
-        where = where / name
-        try:
-            if stat.S_ISLNK(os.lstat(where).st_mode):
-                raise ScaffoldLinkError(where)
-        except FileNotFoundError:
-            return
-        except NotADirectoryError:
-            raise FileWriteError(where, f"{where.parent} is a file, not a folder") from None
 
 
 def _exists(folder_fd: int, name: str) -> bool:
