@@ -48,7 +48,7 @@ def validate(schema_name: str, doc) -> None:
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):
-    return locked_project(tmp_path_factory.mktemp("schema") / "project", "schemapack", PACK, "--budget", 2000, "--prove-time", 10, "--jobs", 1)
+    return locked_project(tmp_path_factory.mktemp("schema") / "project", "schemapack", PACK, "--budget", 500, "--prove-time", 10, "--jobs", 1)
 
 
 def run_json(project, monkeypatch, *args, codes=(0, 1)):
@@ -59,11 +59,11 @@ def run_json(project, monkeypatch, *args, codes=(0, 1)):
 
 
 @pytest.mark.parametrize("schema_name, args", [
-    ("check-result.schema.json", ("lemma", "f1", "--budget", 2000, "--save")),
-    ("check-result.schema.json", ("all", "--budget", 2000, "--prove-time", 10)),
-    ("check-result.schema.json", ("expr", "x*y <= x^2 + y^2", "--var", "x,y in [-1, 1]", "--budget", 2000)),
-    ("tighten.schema.json", ("expr", "x*y <= C*(x^2 + y^2)", "--var", "x,y in [-1, 1]", "--budget", 1000, "--tighten", "C")),
-    ("tighten.schema.json", ("tighten", "f1", "--budget", 1000, "--rounds", 2)),
+    ("check-result.schema.json", ("lemma", "f1", "--budget", 500, "--save")),
+    ("check-result.schema.json", ("all", "--budget", 500, "--prove-time", 10)),
+    ("check-result.schema.json", ("expr", "x*y <= x^2 + y^2", "--var", "x,y in [-1, 1]", "--budget", 500)),
+    ("tighten.schema.json", ("expr", "x*y <= C*(x^2 + y^2)", "--var", "x,y in [-1, 1]", "--budget", 500, "--tighten", "C")),
+    ("tighten.schema.json", ("tighten", "f1", "--budget", 500, "--rounds", 2)),
     ("claim.schema.json", ("list",)),
     ("claim.schema.json", ("show", "t1")),
     ("check.schema.json", ("check", "--jobs", 1)),
