@@ -78,6 +78,15 @@ def test_every_commands_json_validates(project, monkeypatch, schema_name, args):
                          for i in items)
 
 
+def test_report_json_validates(project, monkeypatch):
+    monkeypatch.chdir(project)
+    r = verify("report", "--format", "json", "--jobs", 1)
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    validate("report.schema.json", doc)
+    assert {s["claim"]["id"] for s in doc} == {"f1", "t1"} and all(c["status"] == "match" for s in doc for c in s["checks"])
+
+
 def test_replay_json_validates_and_the_stored_files_and_lock_too(project, monkeypatch):
     files = sorted((project / "counterexamples").rglob("*.json"))
     assert files

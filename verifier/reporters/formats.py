@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from . import html, latex, markdown
+from . import html, latex, markdown, report_json
 
-REPORT_FORMATS = {"markdown": markdown.render, "latex": latex.render, "html": html.render}
+REPORT_FORMATS = {"markdown": markdown.render, "latex": latex.render, "html": html.render, "json": report_json.render}

@@ -22,6 +22,7 @@ VERSIONS = {
     "check-outcome": 1,  # check --json
     "proof": 1,  # prove --json
     "tighten": 1,  # tighten --json, expr --tighten --json
+    "report-section": 1,  # report --format json
 }
 
 
