@@ -232,7 +232,8 @@ class Audit:
         does not stop the others."""
         if self.options.store is None:
             return {}, {}
-        from .store import CounterexampleFileError, CounterexampleStore
+        from .evidence import CounterexampleFileError
+        from .store import CounterexampleStore
 
         store = CounterexampleStore(self.options.store)
         by_key = {ch.key: ch for ch in checks}

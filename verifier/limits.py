@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import math
 import os
+import re
+import unicodedata
+from fractions import Fraction
 
 #: digits of the high-precision re-check (``--dps``, a stored file's ``dps``); above ~4,000 the
 #: certificates' conversions pass Python's own limit on integer digits (sys.get_int_max_str_digits)
@@ -44,6 +47,14 @@ MAX_NESTING = 32
 #: the 255 bytes a file name may have
 MAX_NAME_CHARS = 100
 
+#: a number an option gives a proof domain (``--box LO:HI``): its characters, its decimal exponent
+#: and its size.  The provers compute with a box's bounds exactly: [0, 10^400] sends their interval
+#: arithmetic through numbers of hundreds of digits (and exp of it beyond any memory), and
+#: "1e999999999" is a billion-digit integer before anything is checked
+MAX_OPTION_NUMBER_CHARS = 40
+MAX_OPTION_EXPONENT = 30
+MAX_BOX_MAGNITUDE = 10**6
+
 #: bytes the arrays of one ``verify experiment`` run may take, estimated from its sizes before it
 #: starts (BERT-base's default shape needs about 0.8 GB); each size option has its own cap too
 MAX_EXPERIMENT_BYTES = 4 * 2**30
@@ -53,6 +64,9 @@ RANK_COLLAPSE_CAPS = {"width": 8192, "heads": 128, "depth": 1000, "tokens": 8192
 #: caps on each size option of ``verify experiment layer-collapse`` (its networks are tiny by design)
 LAYER_COLLAPSE_CAPS = {"widths": 256, "depths": 256, "heads": 64, "tokens": 256, "starts": 1000, "random_inputs": 10**6,
                        "fit_rounds": 100, "fit_inputs": 10**5, "search_iterations": 10**5, "fit_iterations": 10**5}
+#: a weight bound or weight scale of ``verify experiment`` (``--etas``, ``--weight-factors``): a weight
+#: standard deviation of 1e80 overflows float64 inside the network, and the fits fail on it
+MAX_EXPERIMENT_SCALE = 1e6
 #: entries of a list option of ``verify experiment`` (``--etas``, ``--widths``, ``--weight-factors``, ...)
 MAX_EXPERIMENT_LIST = 64
 
@@ -105,6 +119,29 @@ def check_exponent(exponent: int) -> int:
     return exponent
 
 
+_OPTION_NUMBER = re.compile(r"([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:[eE]([+-]?[0-9]+))?|([+-]?[0-9]+)/([0-9]+)")
+
+
+def check_option_number(text: str, magnitude: int = MAX_BOX_MAGNITUDE) -> Fraction:
+    """A number as an option writes it (``3``, ``-0.25``, ``1e-3``, ``1/100``), sized before it is
+    made exact: ASCII digits, at most ``MAX_OPTION_NUMBER_CHARS`` characters, a decimal exponent
+    within ``MAX_OPTION_EXPONENT``, and at most ``magnitude`` in absolute value."""
+    text = text.strip()
+    if len(text) > MAX_OPTION_NUMBER_CHARS:
+        raise LimitError(f"a number of {len(text):,} characters is longer than the limit of {MAX_OPTION_NUMBER_CHARS}")
+    m = _OPTION_NUMBER.fullmatch(text)
+    if m is None:
+        raise LimitError(f"{text!r} is not a number (integers, decimals or fractions like 1/100, in ASCII digits)")
+    if m.group(2) is not None and abs(int(m.group(2))) > MAX_OPTION_EXPONENT:
+        raise LimitError(f"{text!r}: a decimal exponent beyond the limit of {MAX_OPTION_EXPONENT}")
+    if m.group(4) is not None and int(m.group(4)) == 0:
+        raise LimitError(f"{text!r} divides by zero")
+    value = Fraction(text)
+    if abs(value) > magnitude:
+        raise LimitError(f"{text} is beyond the limit of {magnitude:,} in absolute value")
+    return value
+
+
 def check_name(text, path_component: bool) -> str:
     """A claim id, paper slug, part or reading name that a stored file's path is made from.
 
@@ -129,6 +166,13 @@ def check_name(text, path_component: bool) -> str:
         if text in (".", ".."):
             raise LimitError(f"{text!r} is not a folder name")
     return text
+
+
+def folder_key(paper: str, claim: str) -> tuple[str, str]:
+    """What a case-insensitive, normalising file system (macOS's, Windows') compares of a claim's
+    folder ``<paper>/<claim>``: two claims with one key would share their stored counterexamples
+    there (``é1.1`` typed composed and decomposed, ``A1`` and ``a1``)."""
+    return unicodedata.normalize("NFC", paper or "unknown-paper").casefold(), unicodedata.normalize("NFC", claim).casefold()
 
 
 def rank_collapse_bytes(width: int, heads: int, depth: int, tokens: int, batch: int, mlp_width: int, precisions: int,
@@ -165,7 +209,7 @@ def _short(value: int) -> str:
 
 
 __all__ = [
-    "LAYER_COLLAPSE_CAPS", "LimitError", "MAX_BUDGET", "MAX_DIM", "MAX_EXPERIMENT_BYTES", "MAX_EXPERIMENT_LIST", "MAX_NAME_CHARS", "MAX_DPS", "MAX_ENTRIES", "MAX_FILE_BYTES", "MAX_NESTING", "MAX_NUMBER_CHARS",
-    "MAX_ROUNDS", "MAX_SECONDS", "MAX_SEED", "MIN_DPS", "available_cores", "capped_jobs", "check_exponent", "check_int", "check_name",
-    "check_number_text", "check_seconds", "layer_collapse_bytes", "RANK_COLLAPSE_CAPS", "rank_collapse_bytes",
+    "LAYER_COLLAPSE_CAPS", "LimitError", "MAX_BUDGET", "MAX_DIM", "MAX_EXPERIMENT_BYTES", "MAX_EXPERIMENT_LIST", "MAX_EXPERIMENT_SCALE", "MAX_NAME_CHARS", "MAX_DPS", "MAX_ENTRIES", "MAX_FILE_BYTES", "MAX_NESTING", "MAX_NUMBER_CHARS",
+    "MAX_BOX_MAGNITUDE", "MAX_OPTION_EXPONENT", "MAX_OPTION_NUMBER_CHARS", "MAX_ROUNDS", "MAX_SECONDS", "MAX_SEED", "MIN_DPS", "available_cores", "capped_jobs", "check_exponent", "check_int", "check_name",
+    "check_number_text", "check_option_number", "check_seconds", "folder_key", "layer_collapse_bytes", "RANK_COLLAPSE_CAPS", "rank_collapse_bytes",
 ]

@@ -31,7 +31,9 @@ from ._version import __version__
 from .config import find_pyproject
 from .limits import MAX_BUDGET, MAX_DPS, MAX_PROVE_BOXES, MAX_SECONDS, MAX_SEED, MIN_DPS, LimitError, check_int, check_seconds
 from .results import ProofAttempt, ProofStatus, Verdict
-from .store import CounterexampleFileError, read_bounded, read_json_object, refuse_links_below, write_atomic
+from .evidence import CounterexampleFileError
+from .safe_files import read_bounded, read_json_object, shown_path, write_atomic
+from .store import refuse_links_below
 
 LOCK_NAME = "claims.lock"
 SCHEMA = "claim-verifier/lock"  # a format name, kept through the rename to ml-claim-verifier (every claims.lock carries it)
@@ -46,7 +48,7 @@ class LockFileError(Exception):
 
     def __init__(self, path: str | os.PathLike, field: str | None, message: str):
         self.path, self.field, self.message = str(path), field, message
-        where = f"{self.path}" + (f", field '{field}'" if field else "")
+        where = shown_path(self.path) + (f", field '{field}'" if field else "")
         super().__init__(f"{where}: {message}; {HOW_TO}")
 
 

@@ -75,7 +75,7 @@ class ClaimItem(pytest.Item):
 
     def repr_failure(self, excinfo):
         from .remote import WorkerFailed
-        from .store import CounterexampleFileError
+        from .evidence import CounterexampleFileError
 
         if isinstance(excinfo.value, (ClaimDrift, CounterexampleFileError, WorkerFailed)):
             return str(excinfo.value)

@@ -37,6 +37,7 @@ from typing import Callable, Iterable, Sequence
 
 from .claims import Claim
 from .runner.authorship import PACK_ENTRY_POINTS, PATH_PACK_PREFIX
+from .limits import folder_key
 
 ENTRY_POINT_GROUP = PACK_ENTRY_POINTS
 
@@ -110,6 +111,7 @@ class Registry:
 
     def __init__(self, claims: Iterable[Claim] = (), *, packs: Sequence[Pack] = (), errors: Sequence[PackError] = ()):
         self._claims: dict[tuple[str, str], Claim] = {}
+        self._folders: dict[tuple[str, str], Claim] = {}  # by limits.folder_key
         self.packs: tuple[Pack, ...] = tuple(packs)
         self.errors: tuple[PackError, ...] = tuple(errors)
         for pack in self.packs:
@@ -122,7 +124,10 @@ class Registry:
         key = (claim.paper, normalise(claim.id))
         if key in self._claims:
             raise ValueError(f"claim id {qualified_id(claim)!r} registered twice")
-        self._claims[key] = claim
+        other = self._folders.get(folder_key(claim.paper, claim.id))
+        if other is not None:
+            raise ValueError(f"claim id {qualified_id(claim)!r}: {shared_folder(other)}")
+        self._claims[key] = self._folders[folder_key(claim.paper, claim.id)] = claim
 
     def __iter__(self):
         papers = {p: i for i, p in enumerate(dict.fromkeys(paper for paper, _ in self._claims))}
@@ -247,6 +252,7 @@ def _registry(results: Sequence[tuple[str, str, _Loaded]]) -> Registry:
     """Packs from (name, origin, loaded) triples; a claim id twice in one paper is an error, the first kept."""
     packs, errors = [], []
     owner: dict[tuple[str, str], str] = {}
+    folders: dict[tuple[str, str], Claim] = {}
     for name, origin, (found, errs) in results:
         errors.extend(errs)
         kept, first_module = [], {}
@@ -256,8 +262,11 @@ def _registry(results: Sequence[tuple[str, str, _Loaded]]) -> Registry:
                 errors.append(PackError(name, module, f"claim id {claim.id!r} is also defined in {first_module[key]}"))
             elif key in owner:
                 errors.append(PackError(name, module, f"claim {qualified_id(claim)} is also defined by pack {owner[key]}"))
+            elif folder_key(claim.paper, claim.id) in folders:
+                errors.append(PackError(name, module, f"claim id {claim.id!r}: {shared_folder(folders[folder_key(claim.paper, claim.id)])}"))
             else:
                 first_module[key] = module
+                folders[folder_key(claim.paper, claim.id)] = claim
                 kept.append(claim)
         for key in first_module:
             owner[key] = name
@@ -265,6 +274,11 @@ def _registry(results: Sequence[tuple[str, str, _Loaded]]) -> Registry:
             errors.append(PackError(name, origin, "no claims found: a module needs `claim = Claim(...)` or `claims = [...]`"))
         packs.append(Pack(name, origin, tuple(kept)))
     return Registry(packs=packs, errors=errors)
+
+
+def shared_folder(other: Claim) -> str:
+    return (f"its folder of the counterexample store is {qualified_id(other)!r}'s on a file system that ignores case "
+            "and Unicode composition (macOS, Windows): rename one")
 
 
 def import_time_limit() -> float:

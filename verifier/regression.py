@@ -28,7 +28,9 @@ from .claims import Check
 from .lock import Lock, LockEntry, LockedSearch, file_sha256, locked_proof, relative_to_lock
 from .results import CheckResult, ProofStatus, Verdict
 from .search.config import SearchConfig
-from .store import CounterexampleFileError, CounterexampleStore, Replay, read_document
+from .evidence import CounterexampleFileError, read_document
+from .replay import Replay
+from .store import CounterexampleStore
 
 #: how a stored file is replayed: in a worker of its claim's pack (:func:`verifier.remote.replay`)
 Replayer = Callable[[Path], Replay]
@@ -37,6 +39,7 @@ Replayer = Callable[[Path], Replay]
 NOW_REFUTED = "surviving claim now refuted"
 NO_LONGER_REFUTES = "stored counterexample no longer refutes"
 CONTENT_CHANGED = "stored counterexample edited since the lock"
+VALUES_MOVED = "stored values are not what its inputs give"
 COULD_NOT_CHECK = "could not be checked"
 VERDICT_MOVED = "verdict moved"
 PROOF_LOST = "proof no longer goes through"
@@ -149,6 +152,10 @@ def _check_evidence(entry, check, lock, replay, base, start) -> Outcome:
         detail = "; ".join(f"{f}: {r.certificate.status}, margin {r.margin} (stored {r.stored['margin']})" for f, r in stale)
     elif now != entry.verdict:
         change, detail = VERDICT_MOVED, f"the claim now declares a violation {now!r}"
+    moved = [f"{f}: {r.moved_detail()}" for f, r in zip(entry.counterexamples, replays) if r.still_refutes and r.moved_values]
+    if moved:
+        change = f"{change}; {VALUES_MOVED}" if change else VALUES_MOVED
+        detail = "; ".join(([detail] if detail else []) + moved)
     if edited:
         change = f"{change}; {CONTENT_CHANGED}" if change else CONTENT_CHANGED
         detail = "; ".join(([detail] if detail else []) + edited) + "; run `verify lock` to accept the new content"
@@ -360,9 +367,10 @@ def make_lock(checks: Iterable[Check], search: LockedSearch, store: Counterexamp
         try:
             for path in stored_files(store, check):
                 r = replay(path)
-                (refuting if r.still_refutes else stale).append((path, r))
+                (refuting if r.still_refutes else stale).append((path, r.require_stated_values() if r.still_refutes else r))
         except Exception as exc:
             failed[check.key] = error_result(check, search_config(search), exc)
+            refuting, stale = [], []  # a file that cannot be pinned is the check's error, even beside one that refutes
         evidence[check.key] = refuting, stale
     to_search = [ch for ch in checks if not evidence[ch.key][0] and ch.key not in failed]
     searched = dict(zip((ch.key for ch in to_search), audit.search(to_search, progress_factory=progress_factory)))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .runner import Outcome
-from .store import CounterexampleFileError, read_document
+from .evidence import CounterexampleFileError, read_document
 from . import tasks
 
 #: seconds a replay of one stored point may take before its worker is stopped
@@ -58,7 +58,7 @@ def file_claim(path, catalog):
 def replay(path, runner, catalog, dps: int | None = None):
     """Re-certify a stored counterexample in a worker of its claim's pack: the
     :class:`~verifier.store.Replay`, checked to be of the file that was asked about."""
-    from .store import Replay
+    from .replay import Replay
 
     doc, claim = file_claim(path, catalog)
     task = tasks.ReplayTask(catalog.source_of(claim), str(path), dps)

@@ -16,8 +16,8 @@ from .results import ProofAttempt, ProofStatus
 from .runner import make_runner, send_message
 from .search.config import SearchConfig
 from .search.coordinator import run_check
-from .store import load as load_counterexample
-from .store import replay as replay_file
+from .evidence import load as load_counterexample
+from .replay import replay as replay_file
 from .tighten import tighten as tighten_check
 
 #: seconds between progress messages from a worker

@@ -13,6 +13,7 @@ import textwrap
 from fractions import Fraction
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from verifier.cli import main
@@ -20,6 +21,29 @@ from verifier.cli import main
 
 def verify(*args):
     return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def one_line_error(r, *needles):
+    """``r`` ended in exit 2 with one ``error:`` line holding every needle, and no traceback."""
+    assert r.exit_code == 2, r.output
+    assert "Traceback" not in r.stderr and "internal error" not in r.stderr, r.stderr
+    errors = [line for line in r.stderr.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1, r.stderr
+    for needle in needles:
+        assert needle in errors[0], (needle, r.stderr)
+
+
+def locked_project(root: Path, package: str, source: str, *lock_args) -> Path:
+    """``root`` holding the package ``package`` (one module, ``source``) as its pack, locked by
+    ``verify lock LOCK_ARGS`` run there."""
+    (root / package).mkdir(parents=True, exist_ok=True)
+    (root / package / "claims.py").write_text(source, encoding="utf-8")
+    (root / "pyproject.toml").write_text(f'[tool.verifier]\npacks = ["{package}"]\n')
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(root)
+        r = verify("lock", *lock_args)
+    assert r.exit_code == 0, r.output
+    return root
 
 
 def pack_constants(seed: int) -> tuple[int, Fraction]:

@@ -3,6 +3,7 @@
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from fractions import Fraction
@@ -19,12 +20,23 @@ CHECKOUT = Path(__file__).resolve().parents[2]
 from .packs_helpers import verify
 
 
+@pytest.fixture(scope="module")
+def scaffold_template(tmp_path_factory):
+    """One `verify init` for the module (it runs the example's lock); each test gets a copy."""
+    base = tmp_path_factory.mktemp("scaffold")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(base)
+        mp.delenv("PYTHONPATH", raising=False)
+        r = verify("init", "paper", "--paper", "smith-2024")
+    assert r.exit_code == 0, r.output
+    return base / "paper"
+
+
 @pytest.fixture
-def scaffold(tmp_path, monkeypatch):
+def scaffold(scaffold_template, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("PYTHONPATH", raising=False)
-    r = verify("init", "paper", "--paper", "smith-2024")
-    assert r.exit_code == 0, r.output
+    shutil.copytree(scaffold_template, tmp_path / "paper", symlinks=True)
     return tmp_path / "paper"
 
 

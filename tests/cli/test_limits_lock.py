@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from verifier import limits
 
-from .lock_project import CHECKS, lock_doc, locked_template, project, run  # noqa: F401  (fixtures)
+from .lock_project import CHECKS, lock_doc, locked_template, project, run, run_everything  # noqa: F401  (fixtures)
 
 REVIEWER = "counterexamples/alman-song-2025/4.1/reviewer.json"
 
@@ -57,6 +57,10 @@ def test_an_edited_input_digit_is_drift_and_lock_accepts_the_new_content(project
     doc = json.loads(path.read_text())
     doc["vars"]["A"] = [["2"], ["0"], ["-3"]]
     doc["vars"]["B"] = [["1"], ["1"], ["-3"]]
+    path.write_text(json.dumps(doc, indent=2))
+    r = run_everything("lock", "--budget", 1000, "--prove-time", 0, "--claim", "4.1")  # the file states the old point's values: the lock pins no such file
+    assert r.exit_code == 2 and "reviewer.json" in r.stderr and "lhs stored 2, recomputed 1.5" in r.stderr, r.stderr
+    doc.update(lhs="1.5", rhs="1", margin="-0.5")
     path.write_text(json.dumps(doc, indent=2))
     r = run("check", "--json")
     assert r.exit_code == 1, r.stderr  # still refutes (lhs 3/2 > 1), but it is not the file that was locked

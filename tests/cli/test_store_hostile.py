@@ -22,21 +22,9 @@ from verifier.cli import main
 from verifier.limits import LimitError, MAX_NAME_CHARS, check_name
 
 from .lock_project import ROOT
+from .packs_helpers import one_line_error, verify
 
 STORED_4_1 = ROOT / "counterexamples" / "alman-song-2025" / "4.1"
-
-
-def verify(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def one_line_error(r, *needles):
-    assert r.exit_code == 2, r.output
-    assert "Traceback" not in r.stderr and "internal error" not in r.stderr, r.stderr
-    errors = [line for line in r.stderr.splitlines() if line.startswith("error: ")]
-    assert len(errors) == 1, r.stderr
-    for needle in needles:
-        assert needle in errors[0], (needle, r.stderr)
 
 
 HOSTILE_CLAIM = textwrap.dedent("""

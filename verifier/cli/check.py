@@ -189,7 +189,8 @@ def check_cmd(lock_path, junit_file, as_json, save, store_dir, jobs, claim_ids, 
     """
     from ..audit import Audit, AuditOptions
     from ..reporters import check_report, coq_report, junit
-    from ..store import CounterexampleStore, write_atomic
+    from ..safe_files import write_atomic
+    from ..store import CounterexampleStore
 
     if save:
         CounterexampleStore(store_dir).check_writable()  # before the search, so its results are not lost after it
@@ -218,9 +219,9 @@ def check_cmd(lock_path, junit_file, as_json, save, store_dir, jobs, claim_ids, 
 
 def check_output(path: Path, option: str) -> None:
     """An output file that cannot be written is refused before the long run, naming the path and why."""
-    from ..store import FileWriteError, check_output_file
+    from ..safe_files import FileWriteError, check_output_file, shown_path
 
     try:
         check_output_file(path)
     except FileWriteError as exc:
-        raise UsageFailure(f"{option} {path}: {exc.cause}") from None
+        raise UsageFailure(f"{option} {shown_path(path)}: {exc.cause}") from None

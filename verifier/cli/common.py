@@ -55,7 +55,8 @@ def _named_errors() -> tuple[type, ...]:
     from ..certify import NotDeterministic
     from ..remote import WorkerFailed
     from ..runner import AbruptEnd
-    from ..store import CounterexampleFileError, FileWriteError
+    from ..evidence import CounterexampleFileError
+    from ..safe_files import FileWriteError
 
     return (CounterexampleFileError, FileWriteError, NotDeterministic, AbruptEnd, WorkerFailed)
 

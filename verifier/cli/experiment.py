@@ -8,9 +8,10 @@ from pathlib import Path
 
 import click
 
-from ..limits import (LAYER_COLLAPSE_CAPS, MAX_EXPERIMENT_BYTES, MAX_EXPERIMENT_LIST, RANK_COLLAPSE_CAPS, layer_collapse_bytes,
+from ..limits import (LAYER_COLLAPSE_CAPS, MAX_EXPERIMENT_BYTES, MAX_EXPERIMENT_LIST, MAX_EXPERIMENT_SCALE, RANK_COLLAPSE_CAPS, layer_collapse_bytes,
                       rank_collapse_bytes)
-from .common import UsageFailure, err_console, main
+from ..safe_files import check_writable_folder, shown_path
+from .common import SEED, UsageFailure, err_console, main
 
 
 def _numbers(kind, cap=None):
@@ -66,7 +67,7 @@ def check_memory(config) -> None:
 
 
 def common_options(fn):
-    fn = click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random draw.")(fn)
+    fn = click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of every random draw.")(fn)
     fn = click.option("--json", "as_json", is_flag=True, help="Print every number as JSON to stdout.")(fn)
     fn = click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), help="Write the figures as PNG and SVG into this directory.")(fn)
     fn = click.option("--small", is_flag=True, help="A small size that runs in seconds (other size options override it).")(fn)
@@ -87,6 +88,11 @@ def _run_and_report(kind, run, config, as_json, out_dir, print_table, figures):
     from ..reporters import experiments_report
 
     console = err_console()
+    if out_dir is not None:  # checked before the run, so its figures are not lost after it
+        try:
+            check_writable_folder(out_dir)
+        except OSError as exc:
+            raise UsageFailure(f"--out {shown_path(out_dir)}: {exc}") from None
     with experiments_report.progress_bar(console, f"experiment {kind}", enabled=not as_json) as progress:
         result = run(config, progress)
     if as_json:
@@ -107,7 +113,7 @@ def experiment():
 
 @experiment.command("layer-collapse")
 @common_options
-@click.option("--etas", type=_numbers(float), help="Weight bounds eta, comma-separated (default 1e-3 ... 1).")
+@click.option("--etas", type=_numbers(float, MAX_EXPERIMENT_SCALE), help="Weight bounds eta, comma-separated (default 1e-3 ... 1).")
 @click.option("--widths", type=_numbers(int, LAYER_COLLAPSE_CAPS["widths"]), help="Widths d, comma-separated (default 2,4,8).")
 @click.option("--depths", type=_numbers(int, LAYER_COLLAPSE_CAPS["depths"]), help="Depths L >= 2, comma-separated (default 2,4,8).")
 @click.option("--heads", type=_size(LAYER_COLLAPSE_CAPS["heads"]), help="Heads per layer H (default 2).")
@@ -134,7 +140,7 @@ def layer_collapse(seed, as_json, out_dir, small, **sizes):
 @click.option("--batch", type=_size(RANK_COLLAPSE_CAPS["batch"]), help="Sequences averaged over (default 32).")
 @click.option("--mlp-width", type=_size(RANK_COLLAPSE_CAPS["mlp_width"]), help="Hidden width of the MLP (default 3072).")
 @click.option("--precisions", type=click.Choice(["float64", "float32", "both"]), help="Precisions run (default both).")
-@click.option("--weight-factors", type=_numbers(float), help="Weight standard deviations of the layer-collapse sweep (default 0.02 ... 1).")
+@click.option("--weight-factors", type=_numbers(float, MAX_EXPERIMENT_SCALE), help="Weight standard deviations of the layer-collapse sweep (default 0.02 ... 1).")
 @click.option("--sweep-batch", type=_size(RANK_COLLAPSE_CAPS["sweep_batch"]), help="Sequences of the layer-collapse sweep (default 4).")
 @click.option("--no-layer-norm", "layer_norm", flag_value=False, default=None, help="Drop BERT's LayerNorm after the sub-layers.")
 def rank_collapse(seed, as_json, out_dir, small, precisions, **sizes):

@@ -6,18 +6,41 @@ import sys
 
 import click
 
-from ..limits import MAX_DIM
+from ..limits import MAX_DIM, LimitError, check_option_number
 from ..search.config import SearchConfig
 from .common import (BUDGET, DPS, ROUNDS, SECONDS, SEED, UsageFailure, err_console, executor_spec, get_claim, jobs_option, main, pack_option,
                pack_runner, select_checks)
 
 
 def bounded_dims(ctx, param, value):
-    """Refuse a size beyond MAX_DIM before anything is built from it (n = 10**9 allocated until killed)."""
+    """Refuse a size beyond MAX_DIM before anything is built from it (n = 10**9 allocated until killed), and a size given twice."""
+    seen = set()
     for item in filter(None, (p.strip() for p in (value or "").split(","))):
         name, _, size = (t.strip() for t in item.partition("="))
         if size.isdigit() and (len(size) > 9 or int(size) > MAX_DIM):
             raise click.BadParameter(f"{name} = {size if len(size) <= 12 else size[:12] + '...'} is beyond the limit of {MAX_DIM} for a dimension")
+        if name in seen:
+            raise click.BadParameter(f"{name} is given twice")
+        seen.add(name)
+    return value
+
+
+def bounded_boxes(ctx, param, value):
+    """Refuse a bound that is no short number within MAX_BOX_MAGNITUDE before anything is built from it
+    (eps in [0, 1e400] grew to 3.5 GB), and a box given twice for one variable (or for all)."""
+    seen = set()
+    for item in value or ():
+        name, named, interval = item.partition("=")
+        name = name.strip() if named else "every variable"
+        lo, sep, hi = (interval if named else item).partition(":")
+        try:
+            for bound in (lo, hi) if sep else ():
+                check_option_number(bound)
+        except LimitError as exc:
+            raise click.BadParameter(f"{item[:60]!r}: {exc}") from None
+        if name in seen:
+            raise click.BadParameter(f"a box for {name} is given twice")
+        seen.add(name)
     return value
 
 
@@ -73,7 +96,7 @@ def tighten_cmd(claim_id, reading, part, seed, budget, time_limit, rounds, dps, 
 @pack_option
 @click.argument("claim_id")
 @click.option("--dims", "dims_text", default="", callback=bounded_dims, help="Fixed dimensions, e.g. n=3,d=2 (every dimension of the claim; each at most 100).")
-@click.option("--box", "boxes", multiple=True, help="LO:HI for every free variable, or NAME=LO:HI for one (repeatable).")
+@click.option("--box", "boxes", multiple=True, callback=bounded_boxes, help="LO:HI for every free variable, or NAME=LO:HI for one (repeatable; each bound at most 10^6 in absolute value).")
 @click.option("--reading", default=None, help="One reading only (default: every reading).")
 @click.option("--part", default=None, help="One part only.")
 @click.option("--method", default="auto", show_default=True, help="A proof strategy by name (auto: each that applies, in order; an unknown name lists them).")

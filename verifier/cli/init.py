@@ -23,18 +23,18 @@ def init_cmd(directory, slug, force):
     """
     from .. import lock as lockfile
     from ..lock import LockedSearch
-    from ..scaffold import ScaffoldError, write_scaffold
+    from ..scaffold import ScaffoldError, scaffold_written
 
     console = err_console()
     try:
-        scaffold = write_scaffold(directory, slug, force)
+        with scaffold_written(directory, slug, force) as scaffold:  # a failure leaves the folder as it was
+            use_packs([scaffold.package_dir.resolve()])
+            search = LockedSearch(seed=0, budget=QUICK.budget, time_limit=LOCK_TIME_LIMIT, dps=QUICK.dps)
+            lock_path = scaffold.root / LOCK_NAME
+            lock = locked_run(all_checks(list(registry())), search, scaffold.root / "counterexamples", lock_path, 1, console)
+            lockfile.write(lock)
     except ScaffoldError as exc:
         raise UsageFailure(str(exc)) from None
-    use_packs([scaffold.package_dir.resolve()])
-    search = LockedSearch(seed=0, budget=QUICK.budget, time_limit=LOCK_TIME_LIMIT, dps=QUICK.dps)
-    lock_path = scaffold.root / LOCK_NAME
-    lock = locked_run(all_checks(list(registry())), search, scaffold.root / "counterexamples", lock_path, 1, console)
-    lockfile.write(lock)
     console.print(f"wrote {scaffold.root}: pack {scaffold.package}/ (paper {slug}), {lock_path.name}, counterexamples/, "
                   f".github/workflows/claims.yml")
     where = "" if scaffold.root.resolve() == Path.cwd() else f"cd {scaffold.root} && "

@@ -18,7 +18,7 @@ from .kernel import coq_options, exit_code, kernel_checks
 @pack_option
 @click.option("--format", "fmt", type=click.Choice(sorted(REPORT_FORMATS)), default="markdown", show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write here (default: stdout).")
-@click.option("--summary", is_flag=True, help="Only the audit table (markdown) of what the lock records; searches and replays nothing.")
+@click.option("--summary", is_flag=True, help="Only the audit table (markdown) of what the lock records, its values recomputed by replaying the files it cites; searches nothing.")
 @lock_option
 @jobs_option
 @claim_option
@@ -44,7 +44,7 @@ def report_cmd(fmt, output, summary, lock_path, jobs, claim_ids, coq, coq_dir, e
         if fmt != "markdown":
             raise UsageFailure("--summary is a markdown table: use it with --format markdown")
         if coq:
-            raise UsageFailure("--summary replays nothing, so it kernel-checks nothing: drop --coq or --summary")
+            raise UsageFailure("--summary kernel-checks nothing: drop --coq or --summary")
         try:
             rows = summary_rows(claims, read_lock(lock_path), registry().find)
         except UnpinnedEvidence as exc:
@@ -77,7 +77,7 @@ def _experiments_appendix(fmt: str, paths) -> str:
 
 
 def _write(text: str, output: Path | None) -> None:
-    from ..store import write_atomic
+    from ..safe_files import write_atomic
 
     if output is None:
         click.echo(text, nl=False)

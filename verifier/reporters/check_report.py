@@ -13,6 +13,7 @@ from rich.text import Text
 from ..regression import LockRow, Outcome, Regression
 from ..results import Verdict
 from .json_report import result_to_dict
+from .json_schema import stamped
 from .proof_text import audit_verdict
 from .text import STYLE
 
@@ -73,7 +74,7 @@ def print_regression(console: Console, reg: Regression) -> None:
 
 
 def outcome_to_dict(o: Outcome) -> dict:
-    return {
+    return stamped("check-outcome", {
         "paper": o.paper,
         "claim": o.claim,
         "part": o.part,
@@ -90,7 +91,7 @@ def outcome_to_dict(o: Outcome) -> dict:
         ],
         "search": result_to_dict(o.result) if o.result is not None else None,
         "seconds": round(o.seconds, 4),
-    }
+    })
 
 
 def dumps_regression(reg: Regression) -> str:

@@ -17,15 +17,14 @@ from ..claims import Claim
 from ..prove.result import Proof
 from ..tighten import TightenResult
 from .json_report import result_to_dict
+from .json_schema import stamped
 from ..results import Verdict
 from .text import counterexample_lines, format_value, verdict_text
 
 
 # ------------------------------------------------------------------------------- proofs
 def proof_to_dict(p: Proof) -> dict:
-    out = result_to_dict(p.result)
-    out["proof"] = asdict(p.details)
-    return out
+    return stamped("proof", {**result_to_dict(p.result), "proof": asdict(p.details)})
 
 
 def dumps_proofs(proofs: Iterable[Proof]) -> str:
@@ -74,7 +73,7 @@ def _num(q: Fraction | None, digits: int = 12) -> str | None:
 
 def tighten_to_dict(t: TightenResult) -> dict:
     w = t.witness
-    return {
+    return stamped("tighten", {
         "claim": t.claim,
         "part": t.part,
         "reading": t.reading,
@@ -99,7 +98,7 @@ def tighten_to_dict(t: TightenResult) -> dict:
         "evaluations": t.evaluations,
         "seconds": round(t.seconds, 4),
         "message": t.message,
-    }
+    })
 
 
 def dumps_tighten(results: Iterable[TightenResult]) -> str:

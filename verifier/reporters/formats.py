@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 
 #: format name -> the module under ``verifier.reporters`` whose ``render`` writes it
-REPORT_FORMATS = {"markdown": "markdown", "latex": "latex", "html": "html"}
+REPORT_FORMATS = {"markdown": "markdown", "latex": "latex", "html": "html", "json": "report_json"}
 
 
 def renderer(name: str):

@@ -10,6 +10,7 @@ from typing import Iterable, Mapping
 from ..claims import Claim
 from ..domains import kind_text
 from ..results import CheckResult, ProofAttempt
+from .json_schema import stamped
 from .proof_text import result_verdict
 
 
@@ -39,7 +40,7 @@ def result_to_dict(r: CheckResult, saved: Mapping[tuple, str] | None = None, uns
         if (r.claim, r.part, r.reading) in (unsaved or {}):
             counterexample["not_saved"] = unsaved[(r.claim, r.part, r.reading)]
     s = r.stats
-    return {
+    return stamped("check-result", {
         "claim": r.claim,
         "part": r.part,
         "reading": r.reading,
@@ -80,7 +81,7 @@ def result_to_dict(r: CheckResult, saved: Mapping[tuple, str] | None = None, uns
             "undefined_at_every_precision": s.undefined,
             "example": s.undefined_example,
         },
-    }
+    })
 
 
 def proof_to_dict(p: ProofAttempt | None) -> dict | None:
@@ -105,7 +106,7 @@ def dumps_results(results: Iterable[CheckResult], saved=None, unsaved=None) -> s
 
 
 def claim_to_dict(claim: Claim) -> dict:
-    return {
+    return stamped("claim", {
         "id": claim.id,
         "kind": claim.kind,
         "title": claim.title,
@@ -124,4 +125,4 @@ def claim_to_dict(claim: Claim) -> dict:
                    "hypotheses": [h.text for h in p.hypotheses]}
                   for p in claim.parts],
         "readings": [{"name": r.name, "summary": r.summary, "parts": list(r.parts) if r.parts else None} for r in claim.readings],
-    }
+    })

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from ..store import Replay
+from ..replay import Replay
 from .safe_text import check_math, unsafe_reason
 from .report_data import UNPINNED_NOTE, Item, replay_status, Section, found_now, greek, heading, item_label, kernel_status, replay_command, proof_suffix, search_command, search_summary, verdict_label
 
@@ -32,6 +32,10 @@ _GREEK_LETTERS = {"\u03b1": "alpha", "\u03b2": "beta", "\u03b3": "gamma", "\u03b
                   "\u03b7": "eta", "\u03b8": "theta", "\u03bb": "lambda", "\u03bc": "mu", "\u03c3": "sigma",
                   "\u03c4": "tau", "\u03c6": "phi", "\u03c8": "psi", "\u03c9": "omega", "\u03c1": "rho"}
 _DIGIT_GROUP = 8  # a long number may break after every so many digits
+#: characters of one line of the document: TeX reads a line into a buffer of fixed size (200,000
+#: on TeX Live, less elsewhere), and a claim's statement may be longer than that
+MAX_TEX_LINE = 1_000
+_TEX_TOKEN = re.compile(r"\\[A-Za-z]+|\\.|.", re.S)
 
 
 def _escape_char(ch: str) -> str:
@@ -65,6 +69,50 @@ def tt(text: str) -> str:
     """Code or a file name in typewriter type, allowed to break after ``/``, ``-``, ``_`` and ``.``."""
     body = "".join(_tt_char(ch) + (r"\allowbreak{}" if ch in "/-_." else "") for ch in text)
     return rf"\texttt{{{body}}}"
+
+
+def wrapped(text: str) -> str:
+    """``text`` with no line longer than ``MAX_TEX_LINE``, read by TeX as before.
+
+    A long line is cut at a space (a line's end reads as a space, and TeX skips the spaces that
+    begin the next line), else between two tokens with ``%`` (a comment: the line's end reads as
+    nothing), never inside a control sequence and never before a space the ``%`` would swallow.
+    A comment is cut into comment lines.
+    """
+    return "\n".join(part for line in text.split("\n") for part in _wrapped_line(line))
+
+
+def _wrapped_line(line: str):
+    if len(line) <= MAX_TEX_LINE:
+        yield line
+        return
+    comment = next((m.start() for m in _TEX_TOKEN.finditer(line) if m.group() == "%"), None)
+    if comment is not None:
+        code, note = line[:comment], line[comment + 1:]
+        if code.strip():
+            yield from _wrapped_code(code + "%")
+        for at in range(0, len(note), MAX_TEX_LINE - 1):
+            yield "%" + note[at:at + MAX_TEX_LINE - 1]
+        return
+    yield from _wrapped_code(line)
+
+
+def _wrapped_code(line: str):
+    cut_before = False
+    while len(line) > MAX_TEX_LINE:
+        starts = [(m.start(), m.group()) for m in _TEX_TOKEN.finditer(line, 0, MAX_TEX_LINE - 1)]
+        spaces = [at for at, token in starts if token == " " and line[:at].strip()]
+        if spaces:
+            head, rest = line[:spaces[-1]], line[spaces[-1] + 1:]
+        else:
+            at = next((at for at, token in reversed(starts) if at > 0 and token != " "), None)
+            if at is None:
+                break
+            head, rest = line[:at] + "%", line[at:]
+        yield head
+        line, cut_before = rest.lstrip(" "), True
+    if line or not cut_before:  # a line left empty by a cut would end the paragraph
+        yield line
 
 
 def breakable_digits(digits: str) -> str:
@@ -200,7 +248,7 @@ def replay_snippet(r: Replay, in_document: bool = False, kernel: str | None = No
               *([] if kernel is None else [rf"  \item Coq: {escape(kernel)}"]),
               r"\end{itemize}",
               rf"Replay: {tt(replay_command(r.path))}\par", r"\endgroup"]
-    return "\n".join(lines) + "\n"
+    return wrapped("\n".join(lines)) + "\n"
 
 
 def _statement_display(latex: str) -> str:
@@ -271,4 +319,4 @@ def render(secs: list[Section], reg) -> str:
         for item in sec.items:
             out.extend(_item(item, reg))
     out.append(r"\end{document}")
-    return "\n".join(out) + "\n"
+    return wrapped("\n".join(out)) + "\n"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 
-from ..store import parse_exact
+from ..evidence import parse_exact
+from ..replay import Replay
 from .latex import counterexample_math, tex_assignments
 from ..results import ProofStatus
 from .numbers import fmt
@@ -100,17 +101,19 @@ def inline_value(value) -> str:
     return "(" + ", ".join(inline_value(x) for x in value) + ")"
 
 
-def _inputs(doc: dict) -> str:
+def _inputs(r: Replay) -> str:
+    """The replayed inputs, then lhs and rhs as the replay recomputed them."""
+    doc = r.loaded.document
     dims = ", ".join(f"{k}={v}" for k, v in doc["dims"].items())
     body = "; ".join(f"{k} = {inline_value(v)}" for k, v in doc["vars"].items())
     text = f"{dims}: {body}" if dims else body
     if len(text) > _INPUTS_WIDTH:
         text = text[:_INPUTS_WIDTH] + "\u2026"
-    return f"{text} \u2014 {fmt(_float(doc['lhs']), 8)} vs {fmt(_float(doc['rhs']), 8)}"
+    return f"{text} \u2014 {fmt(_float(r.lhs), 8)} vs {fmt(_float(r.rhs), 8)}"
 
 
 def _float(exact: str) -> float:
-    """A stored exact number (checked already) as a float, infinite beyond float's range."""
+    """A recomputed decimal string as a float, infinite beyond float's range."""
     value = parse_exact(exact)
     try:
         return float(value)

@@ -10,13 +10,14 @@ from rich.table import Table
 from rich.text import Text
 
 from ..domains import variable_kinds
-from ..store import Replay
+from ..replay import Replay
+from .json_schema import stamped
 from .text import format_value
 
 
 def to_dict(r: Replay) -> dict:
     doc = r.loaded.document
-    return {
+    return stamped("replay", {
         "file": r.path,
         "claim": doc["claim"],
         "part": doc["part"],
@@ -31,10 +32,11 @@ def to_dict(r: Replay) -> dict:
         "margin": r.margin,
         "stored": dict(r.stored),
         "values_match": r.values_match,
+        "moved_values": list(r.moved_values),
         "vars": doc["vars"],
         "kinds": variable_kinds(r.loaded.check.variables, r.loaded.dims),
         "dims": doc["dims"],
-    }
+    })
 
 
 def to_json(r: Replay) -> str:
@@ -59,5 +61,5 @@ def print_replay(console: Console, r: Replay) -> None:
     table.add_row("margin", r.margin)
     table.add_row("certificate", r.certificate.detail or r.certificate.status)
     if not r.values_match:
-        table.add_row("note", Text(f"stored values differ: lhs {r.stored['lhs']}, rhs {r.stored['rhs']}, margin {r.stored['margin']}", style="yellow"))
+        table.add_row("note", Text(f"stored values differ from what its inputs give: {r.moved_detail()}", style="bold yellow"))
     console.print(Panel(table, title=Text.assemble(verdict, f"  {r.path}"), title_align="left"))

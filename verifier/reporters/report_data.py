@@ -13,7 +13,8 @@ from ..claims import Check, Claim
 from ..coq.runner import KERNEL_CHECKED, NOT_EXPORTED, REJECTED, KernelCheck
 from ..lock import Lock, LockEntry, file_sha256
 from ..regression import Outcome, Regression
-from ..store import CounterexampleFileError, load, parse_exact
+from ..evidence import CounterexampleFileError
+from ..replay import Replay, replay
 from ..results import ProofAttempt, Verdict
 from .numbers import fmt
 from .proof_text import proof_phrase, proof_sentence
@@ -53,11 +54,11 @@ def sections(claims: Iterable[Claim], reg: Regression, kernel: Iterable[KernelCh
 
 @dataclass(frozen=True)
 class SummaryRow:
-    """One locked check for the audit table: its lock entry and its smallest stored counterexample."""
+    """One locked check for the audit table: its lock entry and its smallest stored counterexample, replayed."""
 
     claim: Claim
     entry: LockEntry
-    counterexample: dict | None
+    counterexample: Replay | None
 
 
 #: said in a report in place of a listed file whose content is no longer what the lock pins
@@ -65,16 +66,17 @@ UNPINNED_NOTE = "not the file the lock pins (edited since `verify lock`; `verify
 
 
 class UnpinnedEvidence(CounterexampleFileError):
-    """A file the lock lists whose bytes are not those the lock pinned: a report shows none of it."""
+    """A file the lock lists that a report cannot show: its bytes are not those the lock pinned, or
+    its replay does not give what it states (a value, or the refutation itself)."""
 
 
 def summary_rows(claims: Iterable[Claim], lock: Lock, find_claim) -> list[SummaryRow]:
     """Every locked check of ``claims`` in registry order, read from the lock and the files it cites.
 
-    Nothing is searched or replayed: this is what the lock records (``verify check`` is what
-    shows that the files still certify it).  A file is shown only when its sha256 is the one
-    the lock pins (else :class:`UnpinnedEvidence` names it) and it is a valid counterexample of
-    its check: the claim's variables and shapes, exact numbers for lhs and rhs.
+    Nothing is searched: this is what the lock records.  Every file it cites is replayed, so the
+    values the table shows are the recomputed ones, never a file's word for them.  A file is
+    shown only when its sha256 is the one the lock pins, it still refutes and its stored lhs,
+    rhs and margin are what its inputs give (else :class:`UnpinnedEvidence` names it).
     """
     by_key = lock.by_key()
     rows = []
@@ -83,25 +85,26 @@ def summary_rows(claims: Iterable[Claim], lock: Lock, find_claim) -> list[Summar
             entry = by_key.get(check.key)
             if entry is None:
                 continue
-            docs = [_pinned_document(lock, name, pinned, find_claim) for name, pinned in zip(entry.counterexamples, entry.sha256)]
-            smallest = min(docs, key=lambda d: len(str(d["vars"])), default=None)
+            replays = [_pinned_replay(lock, name, pinned, find_claim) for name, pinned in zip(entry.counterexamples, entry.sha256)]
+            smallest = min(replays, key=lambda r: len(str(r.loaded.document["vars"])), default=None)
             rows.append(SummaryRow(claim, entry, smallest))
     return rows
 
 
-def _pinned_document(lock: Lock, name: str, pinned: str, find_claim) -> dict:
+def _pinned_replay(lock: Lock, name: str, pinned: str, find_claim) -> Replay:
     path = lock.file(name)
     now = file_sha256(path)
     if now != pinned:
         raise UnpinnedEvidence(name, None, f"its sha256 is {now}, {lock.path} pins {pinned}: a report shows only the evidence "
                                            "the lock pins; `verify check` shows the change, `verify lock` accepts it")
-    loaded = load(path, find_claim)
-    for field in ("lhs", "rhs"):
-        try:
-            parse_exact(loaded.document[field])
-        except ValueError as exc:
-            raise CounterexampleFileError(name, field, f"not an exact number ({exc})") from None
-    return loaded.document
+    r = replay(path, find_claim)
+    if not r.still_refutes:
+        raise UnpinnedEvidence(name, None, f"no longer refutes its claim when replayed ({r.certificate.status}, margin {r.margin}); "
+                                           "`verify check` shows the change")
+    try:
+        return r.require_stated_values()
+    except CounterexampleFileError as exc:
+        raise UnpinnedEvidence(name, exc.field, f"{exc.message}; a report shows only values its replay gives") from None
 
 
 def replay_status(r) -> str:
