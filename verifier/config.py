@@ -27,6 +27,7 @@ else:  # pragma: no cover - Python 3.10
 
 
 PYPROJECT = "pyproject.toml"
+LOCK_NAME = "claims.lock"  # the lockfile a project keeps at its root
 _KEYS = ("packs", "lock", "budget", "dps")
 
 

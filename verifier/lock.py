@@ -28,14 +28,13 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ._version import __version__
-from .config import find_pyproject
+from .config import LOCK_NAME, find_pyproject
 from .limits import MAX_BUDGET, MAX_DPS, MAX_PROVE_BOXES, MAX_SECONDS, MAX_SEED, MIN_DPS, LimitError, check_int, check_seconds
 from .results import ProofAttempt, ProofStatus, Verdict
 from .evidence import CounterexampleFileError
 from .safe_files import read_bounded, read_json_object, shown_path, write_atomic
 from .store import refuse_links_below
 
-LOCK_NAME = "claims.lock"
 SCHEMA = "claim-verifier/lock"  # a format name, kept through the rename to ml-claim-verifier (every claims.lock carries it)
 SCHEMA_VERSION = 3  # 2: every counterexample file is listed with the sha256 of its content; 3: proofs of survivors
 READABLE_VERSIONS = (2, 3)  # a version-2 lock reads as one made without proofs

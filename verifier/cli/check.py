@@ -8,13 +8,12 @@ from pathlib import Path
 import click
 
 from ..budget import ProofBudget
+from ..config import LOCK_NAME
 from ..search.config import QUICK
 from .common import BUDGET, DPS, SECONDS, SEED, UsageFailure, err_console, get_claim, main, pack_option, pack_runner, refuse_unsaved, registry
 from .common import jobs_option as shared_jobs_option
 from .all_claims import prove_boxes_option, prove_time_option, prove_total_option
 from .kernel import coq_options, exit_code, kernel_checks
-
-LOCK_NAME = "claims.lock"  # verifier.lock.LOCK_NAME, here without loading the lock's module for --help
 
 LOCK_TIME_LIMIT = 30.0  # a safety cap well above what the CI budget needs, so the budget decides
 
