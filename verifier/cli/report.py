@@ -10,7 +10,7 @@ import click
 
 from ..reporters.formats import REPORT_FORMATS, renderer
 from .common import UsageFailure, err_console, main, pack_option, registry
-from .check import check_output, claim_option, jobs_option, lock_option, read_lock, regression, selected_claims
+from .check import check_output, claim_option, jobs_option, lock_option, read_lock, regression, replayer, selected_claims
 from .kernel import coq_options, exit_code, kernel_checks
 
 
@@ -46,7 +46,7 @@ def report_cmd(fmt, output, summary, lock_path, jobs, claim_ids, coq, coq_dir, e
         if coq:
             raise UsageFailure("--summary kernel-checks nothing: drop --coq or --summary")
         try:
-            rows = summary_rows(claims, read_lock(lock_path), registry().find)
+            rows = summary_rows(claims, read_lock(lock_path), replayer())
         except UnpinnedEvidence as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(1)  # drift from the lock, as `verify check` would call it

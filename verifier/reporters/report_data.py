@@ -14,7 +14,7 @@ from ..coq.runner import KERNEL_CHECKED, NOT_EXPORTED, REJECTED, KernelCheck
 from ..lock import Lock, LockEntry, file_sha256
 from ..regression import Outcome, Regression
 from ..evidence import CounterexampleFileError
-from ..replay import Replay, replay
+from ..replay import Replay
 from ..results import ProofAttempt, Verdict
 from .numbers import fmt
 from .proof_text import proof_phrase, proof_sentence
@@ -70,13 +70,14 @@ class UnpinnedEvidence(CounterexampleFileError):
     its replay does not give what it states (a value, or the refutation itself)."""
 
 
-def summary_rows(claims: Iterable[Claim], lock: Lock, find_claim) -> list[SummaryRow]:
+def summary_rows(claims: Iterable[Claim], lock: Lock, replay) -> list[SummaryRow]:
     """Every locked check of ``claims`` in registry order, read from the lock and the files it cites.
 
     Nothing is searched: this is what the lock records.  Every file it cites is replayed, so the
     values the table shows are the recomputed ones, never a file's word for them.  A file is
     shown only when its sha256 is the one the lock pins, it still refutes and its stored lhs,
     rhs and margin are what its inputs give (else :class:`UnpinnedEvidence` names it).
+    ``replay(path)``: the file's replay (in a worker of its claim's pack, :func:`verifier.remote.replay`).
     """
     by_key = lock.by_key()
     rows = []
@@ -85,19 +86,19 @@ def summary_rows(claims: Iterable[Claim], lock: Lock, find_claim) -> list[Summar
             entry = by_key.get(check.key)
             if entry is None:
                 continue
-            replays = [_pinned_replay(lock, name, pinned, find_claim) for name, pinned in zip(entry.counterexamples, entry.sha256)]
+            replays = [_pinned_replay(lock, name, pinned, replay) for name, pinned in zip(entry.counterexamples, entry.sha256)]
             smallest = min(replays, key=lambda r: len(str(r.loaded.document["vars"])), default=None)
             rows.append(SummaryRow(claim, entry, smallest))
     return rows
 
 
-def _pinned_replay(lock: Lock, name: str, pinned: str, find_claim) -> Replay:
+def _pinned_replay(lock: Lock, name: str, pinned: str, replay) -> Replay:
     path = lock.file(name)
     now = file_sha256(path)
     if now != pinned:
         raise UnpinnedEvidence(name, None, f"its sha256 is {now}, {lock.path} pins {pinned}: a report shows only the evidence "
                                            "the lock pins; `verify check` shows the change, `verify lock` accepts it")
-    r = replay(path, find_claim)
+    r = replay(path)
     if not r.still_refutes:
         raise UnpinnedEvidence(name, None, f"no longer refutes its claim when replayed ({r.certificate.status}, margin {r.margin}); "
                                            "`verify check` shows the change")
