@@ -78,7 +78,7 @@ def tighten_cmd(claim_id, reading, part, seed, budget, time_limit, rounds, dps, 
 @click.option("--box", "boxes", multiple=True, help="LO:HI for every free variable, or NAME=LO:HI for one (repeatable).")
 @click.option("--reading", default=None, help="One reading only (default: every reading).")
 @click.option("--part", default=None, help="One part only.")
-@click.option("--method", type=click.Choice(METHODS), default="auto", show_default=True, help="auto: SMT when the claim allows it, else branch and bound.")
+@click.option("--method", type=click.Choice(METHODS), default="auto", show_default=True, help=f"auto: every strategy in turn ({', '.join(METHODS[1:])}); or one of them alone.")
 @click.option("--time", "time_limit", type=SECONDS, default=60.0, show_default=True, help="Seconds per part and reading.")
 @click.option("--dps", type=DPS, default=SearchConfig.dps, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON list to stdout.")

@@ -49,6 +49,7 @@ from .domain import Domain
 from .judge import FaceFacts, judge_boxes
 from .problem import BoundedDomainError, BoxProblem, Coordinate, coordinates, holds
 from .result import Proof, ProofDetails, base_fields
+from .strategy import Budget, ProofStop, Strategy
 from .symbolic_face import vanishes_identically
 from .invariance import find_reduction
 
@@ -175,9 +176,10 @@ class BranchAndBound:
                 CheckResult(verdict=Verdict.PROVED, method="branch-and-bound", seconds=seconds, domain=where,
                             stop_reason=f"every box proved ({self.proved_boxes} boxes of {self.examined} examined)",
                             message=f"proved by branch and bound: {how}", **base),
-                ProofDetails(notes=notes, **details),
+                ProofDetails(notes=notes, stop=ProofStop.PROVED, **details),
             )
-        why = ("box budget reached" if self._budget_spent() else "time limit reached") if remaining else "boxes left open"
+        stop = (ProofStop.BOX_BUDGET if self._budget_spent() else ProofStop.TIME_LIMIT) if remaining else ProofStop.BOXES_OPEN
+        why = {ProofStop.BOX_BUDGET: "box budget reached", ProofStop.TIME_LIMIT: "time limit reached"}.get(stop, "boxes left open")
         open_note = ""
         if self.open_boxes:
             open_note = f"; {len(self.open_boxes)} box(es) left open at the smallest width (margin not separable from 0 there)"
@@ -185,7 +187,7 @@ class BranchAndBound:
             CheckResult(verdict=Verdict.INCONCLUSIVE, method="none", seconds=seconds, domain=where,
                         stop_reason=why,
                         message=f"{100 * self.proved_volume:.4g}% of the domain's volume proved in {self.examined} boxes ({why}{open_note})", **base),
-            ProofDetails(notes=notes, **details),
+            ProofDetails(notes=notes, stop=stop, **details),
         )
 
     def _face_facts(self) -> FaceFacts:
@@ -270,7 +272,7 @@ class BranchAndBound:
             CheckResult(verdict=Verdict(self.check.claim.refuted_verdict), method=shrunk.certificate.method, counterexample=cx,
                         seconds=time.monotonic() - start, domain=self.domain.describe(self.check),
                         stop_reason=self.refute_reason, message=f"{self.refute_reason}; re-certified and shrunk", **base),
-            ProofDetails(notes=notes, **details),
+            ProofDetails(notes=notes, stop=ProofStop.REFUTED, **details),
         )
 
     # ------------------------------------------------------------------------------------
@@ -364,4 +366,42 @@ def _face_label(check: Check, coord: Coordinate, end: Fraction) -> str:
     return f"{name} = {centre}{sign}{scale if end > 0 else scale.lstrip('-')}{var.radius}" if end != 0 else f"{name} = {var.near + '_' + idx if var.near else 0}"
 
 
-__all__ = ["BranchAndBound", "BoundedDomainError", "coordinates"]
+def needs_box(check: Check, domain: Domain) -> str | None:
+    """Why branch and bound cannot run on ``domain`` (an unbounded variable, a set it has no chart
+    for), or None."""
+    unbounded = [k for k, b in domain.boxes.items() if b is None]
+    if unbounded:
+        return f"needs a bounded box for {', '.join(unbounded)}: give --box NAME=LO:HI or --box LO:HI"
+    try:
+        coordinates(check, domain)
+    except BoundedDomainError as exc:
+        return str(exc)
+    return None
+
+
+class BranchAndBoundStrategy(Strategy):
+    """Branch and bound in ball arithmetic on a bounded box: :class:`BranchAndBound`.
+
+    ``boxes``: a cap on the boxes of this turn (the *probe*: a few boxes that settle the easy
+    claims before the z3 strategies for exp, which may take seconds)."""
+
+    def __init__(self, name: str = "branch-and-bound", boxes: int | None = None, summary: str = ""):
+        self.name, self.boxes = name, boxes
+        self.summary = summary or "rigorous ball arithmetic on a bounded box: enclosures, monotonicity, touching points"
+
+    def applies(self, check: Check, domain: Domain) -> str | None:
+        return needs_box(check, domain)
+
+    def attempt(self, check: Check, domain: Domain, budget: Budget) -> Proof | None:
+        boxes = budget.max_boxes
+        if self.boxes is not None:
+            boxes = self.boxes if boxes is None else min(self.boxes, boxes)
+        return BranchAndBound(check, domain, budget.seconds, budget.dps, executor=budget.executor, max_boxes=boxes).run()
+
+    def refusal(self, check: Check, reason: str) -> Exception:
+        if reason.startswith("needs a bounded box"):
+            return BoundedDomainError(f"{check.label} needs branch and bound (it uses exp, log or sqrt), which {reason}")
+        return BoundedDomainError(reason)
+
+
+__all__ = ["BranchAndBound", "BranchAndBoundStrategy", "BoundedDomainError", "coordinates", "needs_box"]

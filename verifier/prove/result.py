@@ -12,7 +12,7 @@ from .certificate import ProofCertificate
 
 @dataclass(frozen=True)
 class ProofDetails:
-    method: str  # smt | branch-and-bound
+    method: str  # identity | smt | branch-and-bound: the kind of argument (what a lock records)
     domain: Mapping[str, Any]  # Domain.to_dict()
     time_limit: float
     solver: str = ""  # z3's answer: unsat | sat | unknown (reason)
@@ -22,6 +22,41 @@ class ProofDetails:
     notes: tuple[str, ...] = ()  # tight faces, reductions used, what remains open
     #: what the proof rests on, for a checker smaller than the prover (None: nothing recorded yet)
     certificate: ProofCertificate | None = None
+    #: the strategy whose answer this is (a name of :data:`verifier.prove.STRATEGIES`)
+    strategy: str = ""
+    #: how the attempt stopped (:class:`~.strategy.ProofStop`; None: not set by the strategy)
+    stop: Any = None
+    #: every strategy's turn, in order (:class:`~.strategy.StrategyRecord`)
+    attempts: tuple = ()
+    #: where an inconclusive branch and bound is stuck (:class:`Stuck`)
+    stuck: "Stuck | None" = None
+    #: set when the domain proved is narrower than the statement's: what the statement has that
+    #: the proof does not cover ("x ∈ ℝ, proved on x ∈ [-10000, 10000]")
+    narrower: str = ""
+
+
+@dataclass(frozen=True)
+class Stuck:
+    """Where a branch and bound that did not finish is stuck: the hull of the boxes it left
+    open or undecided (variable -> (lo, hi) as exact strings, in the proof's coordinates), their
+    number and share of the volume, and the nearest equality point or set it found (exact
+    coordinates as strings, or a sentence naming the set), or None."""
+
+    hull: Mapping[str, tuple[str, str]]
+    boxes: int
+    volume: float
+    nearest: str | None = None
+
+    def sentence(self) -> str:
+        where = ", ".join(f"{k} \u2208 [{lo}, {hi}]" for k, (lo, hi) in self.hull.items())
+        out = f"{self.boxes} box(es) undecided, {100 * self.volume:.3g}% of the volume, within {where}"
+        if self.nearest:
+            out += f"; nearest equality found: {self.nearest}"
+        return out
+
+    def to_dict(self) -> dict:
+        return {"hull": {k: list(v) for k, v in self.hull.items()}, "boxes": self.boxes, "volume": self.volume,
+                "nearest": self.nearest}
 
 
 @dataclass(frozen=True)
