@@ -333,7 +333,7 @@ class BranchAndBound:
                 count = len(p.path_margins(face, 0)[0])
             except (ZeroDivisionError, ValueError, DomainError):
                 continue
-            entries = frozenset(i for i in range(count) if vanishes_identically(p, face, i))
+            entries = frozenset(i for i in range(count) if vanishes_identically(p, face, i, tolerant=True))
             if entries:
                 out.append((js, ends, entries))
         return out

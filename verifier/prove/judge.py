@@ -27,6 +27,7 @@ from ..executor import registered_check
 from .domain import Domain
 from .problem import BoxProblem, fails, holds
 from .symbolic_face import vanishes_identically
+from .touching import TouchingArguments
 
 #: a box this thin (relative) across an equality face it touches is left open: enclosures
 #: cannot separate the margin from 0 there, so splitting further would only spin
@@ -54,6 +55,8 @@ class Outcome:
     open_face: str | None = None  # the equality face an open box lies along
     candidate: tuple | None = None  # an exact point where the margin is certainly negative
     undefined: str | None = None  # why an open box could not be evaluated (a function undefined on part of it)
+    #: the touching-point arguments that closed entries of this box (:meth:`.touching.Closure.to_hints`)
+    closures: tuple = ()
 
 
 class BoxJudge:
@@ -65,6 +68,7 @@ class BoxJudge:
         self.hyp_strict = self.problem.condition_strict
         self.max_choices = max_choices
         self.facts = facts
+        self.touching = TouchingArguments(self.problem, self.strict)
 
     def judge(self, box, entries) -> Outcome:
         p = self.problem
@@ -91,7 +95,7 @@ class BoxJudge:
         if entries is None:
             entries = tuple(range(len(paths[0])))
         hyps_at_centre = self.facts.hypotheses_hold or all(holds(h.c, s) for h, s in zip(hyps, self.hyp_strict))
-        remaining, worst, candidate, reductions, identities = [], [], None, 0, 0
+        remaining, worst, candidate, reductions, identities, closures = [], [], None, 0, 0, []
         # monotonicity is a property of this box alone: the stretched box's gradients mix the
         # pieces on both sides of the anchor
         plain = paths if around == box else None
@@ -118,12 +122,25 @@ class BoxJudge:
                 reductions += 1
                 identities += reduced
                 continue
+            closure = self._touching(box, i, plain)
+            if closure is not None:
+                closures.append(closure.to_hints())
+                continue
             remaining.append(i)
             worst += jets
         if not remaining:
-            return Outcome("proved", reductions=reductions, identities=identities, candidate=candidate)
+            return Outcome("proved", reductions=reductions, identities=identities, candidate=candidate, closures=tuple(closures))
         out = self._split_or_open(box, tuple(remaining), worst, undecided)
-        return Outcome(out.kind, out.split, out.entries, _undecided_share(worst), reductions, identities, out.open_face, candidate)
+        return Outcome(out.kind, out.split, out.entries, _undecided_share(worst), reductions, identities, out.open_face, candidate,
+                       closures=tuple(closures))
+
+    def _touching(self, box, i, plain):
+        """A touching-point argument for entry i, tried on small boxes and on those about to be left open."""
+        p = self.problem
+        if not (self.touching.worth_trying(box) or p.too_small(box) or self._touches_tight_face(box) is not None):
+            return None
+        gradient = plain[0][i].g if plain and len(plain) == 1 and plain[0][i].g is not None else None
+        return self.touching.close(box, i, gradient)
 
     def _split_or_open(self, box, entries, margins, undecided=(), undefined=None) -> Outcome:
         p = self.problem

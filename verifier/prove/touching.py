@@ -1,0 +1,386 @@
+"""Closing a box that touches the claim's equality set, by arguments that survive the touch.
+
+A sharp inequality is an equality somewhere, and there every enclosure of the margin on a box
+around the touching point contains 0: splitting never closes that box.  What closes it is an
+argument anchored *at* an exact point x0 of the box where the margin is exactly 0 (or certainly
+>= 0), using the shape of the margin around it:
+
+* **from the point** (first order): for every coordinate, the gradient enclosed over the box
+  points away from x0 (``G_j (B_j - x0_j) >= 0``): the margin only grows from x0 along every
+  segment in the box (the mean-value theorem), so ``m >= m(x0) >= 0``.
+* **tangent factored out** (one coordinate, any order): along the box's one active coordinate,
+  ``m(x0 + t) = t^k h(t)`` where every Taylor coefficient below k is exactly 0 at x0 (a ball
+  that is exactly 0, or shown 0 in exact rational or sympy arithmetic) and ``h(t) = c_k +
+  c_{k+1} t + c_{k+2}(B) t^2`` with the last coefficient enclosed over the whole box (the
+  Lagrange remainder): ``t^k`` and ``h`` of one sign on the box close it (tanh(x) <= x at 0,
+  k = 3; cos(x) >= 1 - x^2/2 at 0, k = 4, t of both signs).
+* **convex from the point** (several coordinates, second order): the gradient at x0 is exactly
+  0 in the coordinates where the box lies on both sides of x0, and points into the box in the
+  others; the Hessian, enclosed over the box, is diagonally dominant there once the strictly
+  inward first-order terms absorb its mixed entries (Gershgorin): ``m(x0 + d) >= m(x0) + sum_S
+  |d_i| (gamma_i - sum_j |H_ij| w_j) + 1/2 sum_I d_i^2 (H_ii - sum_{j in I} |H_ij|) >= 0``.
+
+Equality points are sought where the branch and bound is stuck, never by float agreement: the
+simplest rational of each coordinate's interval (Stern-Brocot: the point a box around a rational
+touching point converges to), checked exactly (rational arithmetic, or sympy where a function
+value is irrational).  The Taylor coefficients come from :mod:`.taylor`: the claim's own
+functions, expanded along a coordinate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import sympy
+from flint import arb, fmpq
+
+from ..contexts import BallContext, DomainError
+from .jets import JetContext, interval_ball
+from .taylor import ball_series, coefficients, exact_series, symbolic_series
+
+#: a box is tried at touching points once its widest active coordinate is at most this share of
+#: the root's (and always before it would be left open)
+TRY_WIDTH = Fraction(1, 64)
+#: highest order of tangency sought (cos(x) >= 1 - x^2/2 touches at order 4)
+MAX_ORDER = 8
+#: coordinates at most for the second-order argument (its Hessian costs n(n+1)/2 expansions)
+MAX_CONVEX_COORDINATES = 6
+#: candidate points per box at most
+MAX_POINTS = 4
+#: x = s^q tried at a box's end at 0 where x^(1/q) is not smooth
+ROOT_ORDERS = (2, 3, 4, 6)
+
+
+@dataclass(frozen=True)
+class Closure:
+    """How a box touching an equality point was closed: the argument and what a checker needs."""
+
+    argument: str  # from-point | tangent-factor | convex
+    point: tuple[Fraction, ...]
+    hints: dict
+
+    def to_hints(self) -> dict:
+        return {"argument": self.argument, "point": [str(q) for q in self.point], **self.hints}
+
+
+def simplest_rational(lo: Fraction, hi: Fraction) -> Fraction:
+    """The rational of least denominator in [lo, hi] (the least numerator among those): where a
+    nest of boxes around a rational point ends up (Stern-Brocot)."""
+    if lo > hi:
+        lo, hi = hi, lo
+    if lo <= 0 <= hi:
+        return Fraction(0)
+    if hi < 0:
+        return -simplest_rational(-hi, -lo)
+    floor = lo.numerator // lo.denominator
+    if Fraction(floor) == lo:
+        return lo
+    if floor + 1 <= hi:
+        return Fraction(floor + 1)
+    # lo and hi share their integer part: recurse on the reciprocals of the fractional parts
+    inner = simplest_rational(1 / (hi - floor), 1 / (lo - floor))
+    return floor + 1 / inner
+
+
+class TouchingArguments:
+    """The touching-point arguments for one :class:`~.problem.BoxProblem` (one per judge: the
+    equality points it verified are kept)."""
+
+    def __init__(self, problem, strict: bool):
+        self.problem = problem
+        self.strict = strict
+        self.prec = max(problem.prec, 128)
+        self._zero_at: dict = {}  # (point, entry) -> the margin is exactly 0 there (True/False)
+        self._exact_zero: dict = {}  # (point, direction, entry, order) -> that coefficient is exactly 0
+        self.points: dict = {}  # equality points found: point -> True
+
+    # ------------------------------------------------------------------------------------
+    def worth_trying(self, box) -> bool:
+        p = self.problem
+        widths = [(hi - lo) / w for (lo, hi), w, act in zip(box, p.widths, p.active) if act and w > 0]
+        return bool(widths) and max(widths) <= TRY_WIDTH
+
+    def close(self, box, entry: int, gradient=None) -> Closure | None:
+        """A closure of ``box`` for margin entry ``entry``, or None.  ``gradient``: the entry's
+        gradient enclosed over the box (the jets'), for the first-order argument."""
+        if self.strict:  # a strict claim is false at an equality point: a refutation's business
+            return None
+        p = self.problem
+        active = [j for j, ((lo, hi), act) in enumerate(zip(box, p.active)) if act and hi > lo]
+        if not active:
+            return None
+        for point in self._candidates(box, active):
+            if not self._margin_nonnegative_at(point, entry):
+                continue
+            if gradient is not None:
+                out = self._from_point(box, point, active, gradient)
+                if out is not None:
+                    return out
+            if len(active) == 1:
+                out = self._tangent_factor(box, entry, point, active[0]) or self._root_substituted(box, entry, point, active[0])
+            elif len(active) <= MAX_CONVEX_COORDINATES:
+                out = self._convex(box, entry, point, active)
+            else:
+                out = None
+            if out is not None:
+                return out
+        return None
+
+    # -- equality points --------------------------------------------------------------------
+    def _candidates(self, box, active) -> list[tuple]:
+        """Exact points of the box to anchor an argument at: the simplest rational of every
+        active coordinate's interval, then the other simple ends."""
+        base = [lo for lo, _ in box]
+        first = list(base)
+        for j in active:
+            first[j] = simplest_rational(*box[j])
+        out = [tuple(first)]
+        for j in active:  # the box's own ends where one is simpler than the rest of the interval
+            for end in box[j]:
+                if end != first[j] and end.denominator <= max(first[j].denominator, 1) * 2:
+                    alt = list(first)
+                    alt[j] = end
+                    out.append(tuple(alt))
+        return out[:MAX_POINTS]
+
+    def _margin_nonnegative_at(self, point, entry) -> bool:
+        """m(x0) >= 0 shown exactly: a ball >= 0, or exact 0 (rationals, else sympy)."""
+        key = (point, entry)
+        hit = self._zero_at.get(key)
+        if hit is not None:
+            return hit
+        series = self._series(point, None, entry, 0, "ball")
+        ok = False
+        if series is not None:
+            c0 = series[0]
+            if c0 >= 0:
+                ok = True
+            elif 0 in c0:
+                ok = self._coefficient_is_zero(point, None, entry, 0)
+        self._zero_at[key] = ok
+        if ok:
+            self.points[point] = True
+        return ok
+
+    # -- the arguments ----------------------------------------------------------------------
+    def _from_point(self, box, point, active, gradient) -> Closure | None:
+        """Every coordinate's gradient over the box points away from x0 (first order)."""
+        for j in active:
+            g = gradient[j]
+            if not g.is_finite():
+                return None
+            lo, hi = box[j]
+            x = point[j]
+            if lo < x < hi and not (g == 0):
+                return None
+            if x <= lo and not g >= 0:
+                return None
+            if x >= hi and not g <= 0:
+                return None
+        return Closure("from-point", point, {})
+
+    def _tangent_factor(self, box, entry, point, j) -> Closure | None:
+        """m(x0 + t e_j) = t^k h(t) with h of one sign on the box (one active coordinate)."""
+        lo, hi = box[j]
+        t_lo, t_hi = lo - point[j], hi - point[j]
+        direction = tuple(Fraction(int(k == j)) for k in range(len(box)))
+        at_point = None
+        for order in (4, MAX_ORDER):
+            at_point = self._series(point, direction, entry, order + 1, "ball")
+            if at_point is None:
+                return None
+            k = next((i for i, c in enumerate(at_point) if i > 0 and not (0 in c)), None)
+            if k is not None and k <= order - 1:
+                break
+        else:
+            return None
+        for i in range(1, k):  # every coefficient below k: exactly 0
+            if not (at_point[i] == 0) and not self._coefficient_is_zero(point, direction, entry, i):
+                return None
+        whole = self._series(self._box_point(box), direction, entry, k + 2, "ball", around=True)
+        if whole is None:
+            return None
+        t = interval_ball(t_lo, t_hi)
+        with _precision(self.prec):
+            h = at_point[k] + at_point[k + 1] * t + whole[k + 2] * _square(t)
+        sign_t = 1 if t_lo >= 0 or k % 2 == 0 else (-1 if t_hi <= 0 else 0)
+        if sign_t == 0:
+            return None
+        if (sign_t > 0 and h >= 0) or (sign_t < 0 and h <= 0):
+            return Closure("tangent-factor", point, {"coordinate": j, "order": k, "h": [_text(h.lower()), _text(h.upper())]})
+        return None
+
+    def _root_substituted(self, box, entry, point, j) -> Closure | None:
+        """At the lower end x0 = 0 of a box where x^(1/q) is not smooth: x = s^q, and the margin
+        grows in s from s = 0 (first order in s: the jets fold (s^q)^(p) into s^(q p))."""
+        lo, hi = box[j]
+        if point[j] != lo or lo != 0:
+            return None
+        for q in ROOT_ORDERS:
+            top = _root_above(hi - lo, q)
+            radii = [None] * len(box)
+            radii[j] = interval_ball(-top / 2, top / 2)
+            ctx = JetContext(radii, self.prec)
+            p = self.problem
+            try:
+                with ctx.precision():
+                    values = [lo_ if piece else (ctx.coordinate(k, Fraction(0), top) ** q if k == j else lo_)
+                              for k, ((lo_, _), piece) in enumerate(zip(box, p.piece))]
+                    margin = p.margins(ctx, p.data(ctx, values))[entry]
+            except (ArithmeticError, ValueError, TypeError, DomainError):
+                continue
+            finally:
+                ctx.release()
+            if margin.g is not None and margin.g[j].is_finite() and margin.g[j] >= 0:
+                return Closure("from-point", point, {"substitution": f"coordinate {j} = s^{q}", "s": ["0", str(top)]})
+        return None
+
+    def _convex(self, box, entry, point, active) -> Closure | None:
+        """Second order at x0: zero or inward gradient, Hessian over the box dominant (Gershgorin)."""
+        n = len(box)
+        unit = lambda *js: tuple(Fraction(sum(1 for j in js if j == k)) for k in range(n))
+        grad = {}
+        for j in active:
+            s = self._series(point, unit(j), entry, 1, "ball")
+            if s is None:
+                return None
+            grad[j] = s[1]
+        inward, interior = {}, []
+        for j in active:
+            lo, hi = box[j]
+            x, g = point[j], grad[j]
+            if x <= lo and g > 0:
+                inward[j] = g.lower()
+            elif x >= hi and g < 0:
+                inward[j] = (-g).lower()
+            elif (x <= lo and g >= 0) or (x >= hi and g <= 0) or g == 0:
+                interior.append(j)
+            elif 0 in g and self._coefficient_is_zero(point, unit(j), entry, 1):
+                interior.append(j)
+            else:
+                return None
+        centre = self._box_point(box)
+        q = {}
+        for j in active:
+            s = self._series(centre, unit(j), entry, 2, "ball", around=True)
+            if s is None:
+                return None
+            q[j] = s[2]
+        hess = {}
+        with _precision(self.prec):
+            for a in active:
+                hess[a, a] = 2 * q[a]
+            for x, a in enumerate(active):
+                for b in active[x + 1:]:
+                    s = self._series(centre, unit(a, b), entry, 2, "ball", around=True)
+                    if s is None:
+                        return None
+                    hess[a, b] = hess[b, a] = s[2] - q[a] - q[b]
+            reach = {j: max(abs(box[j][0] - point[j]), abs(box[j][1] - point[j])) for j in active}
+            for i in inward:  # first order absorbs the mixed terms of a strictly inward coordinate
+                spend = arb(0)
+                for j in active:
+                    weight = Fraction(1, 2) if j in inward else Fraction(1)
+                    spend = spend + abs(hess[i, j]).upper() * _ball(reach[j] * weight)
+                if not inward[i] - spend >= 0:
+                    return None
+            for i in interior:
+                row = hess[i, i]
+                for j in interior:
+                    if j != i:
+                        row = row - abs(hess[i, j]).upper()
+                if not row >= 0:
+                    return None
+        return Closure("convex", point, {"inward": sorted(inward), "interior": sorted(interior)})
+
+    # -- expansions ---------------------------------------------------------------------------
+    def _box_point(self, box):
+        return tuple(box)
+
+    def _series(self, point, direction, entry, order, base, around=False):
+        """Coefficients of margin entry ``entry`` along ``point + t direction`` (None: broken).
+
+        ``around``: ``point`` is the box (intervals), and the coefficients enclose those of every
+        point of it."""
+        p = self.problem
+        ctx = ball_series(self.prec, order) if base == "ball" else exact_series(order) if base == "exact" else symbolic_series(order)
+        values = []
+        with ctx.precision():
+            for k, (coord, piece) in enumerate(zip(p.coords, p.piece)):
+                x = point[k]
+                if piece:
+                    values.append(int(x[0] if isinstance(x, tuple) else x))
+                    continue
+                u = Fraction(0) if direction is None else direction[k]
+                if around:
+                    lo, hi = x
+                    start = interval_ball(lo, hi) if lo != hi else lo
+                else:
+                    start = x
+                if base == "ball" and isinstance(start, Fraction):
+                    start = arb(fmpq(start.numerator, start.denominator))
+                values.append(ctx.line(start, u))
+            try:
+                margins = p.margins(ctx, p.data(ctx, values))
+            except (ArithmeticError, ValueError, TypeError, DomainError):
+                return None
+        return coefficients(margins[entry])
+
+    def _coefficient_is_zero(self, point, direction, entry, order) -> bool:
+        """The order-th Taylor coefficient at the exact ``point`` is exactly 0: in rational
+        arithmetic, else in sympy (a rewriting to 0 is a proof; anything else is not)."""
+        key = (point, direction, entry, order)
+        hit = self._exact_zero.get(key)
+        if hit is not None:
+            return hit
+        out = False
+        exact = self._series(point, direction, entry, order, "exact")
+        if exact is not None:
+            out = exact[order] == 0
+        else:
+            symbolic = self._series(point, direction, entry, order, "symbolic")
+            if symbolic is not None:
+                out = _sympy_zero(symbolic[order])
+        self._exact_zero[key] = out
+        return out
+
+
+def _sympy_zero(expr) -> bool:
+    expr = sympy.sympify(expr)
+    if expr == 0:
+        return True
+    try:
+        return sympy.simplify(expr) == 0
+    except (TypeError, ValueError, RecursionError, NotImplementedError):
+        return False
+
+
+def _root_above(x: Fraction, q: int) -> Fraction:
+    """A dyadic rational r >= x^(1/q), within 2^-20 of it."""
+    scale = 2**20
+    r = Fraction(int(sympy.integer_nthroot(int(x * scale**q), q)[0]), scale)
+    while r**q < x:
+        r += Fraction(1, scale)
+    return r
+
+
+def _ball(q: Fraction) -> arb:
+    return arb(fmpq(q.numerator, q.denominator))
+
+
+def _square(t: arb) -> arb:
+    top = max(abs(t.lower()), abs(t.upper()))
+    low = arb(0) if 0 in t else min(abs(t.lower()), abs(t.upper()))
+    return (low * low).union(top * top)
+
+
+def _text(x: arb) -> str:
+    return x.str(12, radius=False)
+
+
+def _precision(prec: int):
+    return BallContext(prec).precision()
+
+
+__all__ = ["Closure", "TouchingArguments", "simplest_rational"]
