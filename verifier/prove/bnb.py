@@ -48,7 +48,8 @@ from ..shrink import Shrinker
 from .domain import Domain
 from .judge import FaceFacts, judge_boxes
 from .problem import BoundedDomainError, BoxProblem, Coordinate, coordinates, holds
-from .result import Proof, ProofDetails, base_fields
+from .certificate import Leaf, ProofCertificate, Reduction, exact
+from .result import Proof, ProofDetails, Stuck, base_fields
 from .strategy import Budget, ProofStop, Strategy
 from .symbolic_face import vanishes_identically
 from .invariance import find_reduction
@@ -90,6 +91,10 @@ class BranchAndBound:
         self.undefined: dict[str, int] = {}  # why open boxes could not be evaluated, and how many
         self.reduction = None  # the claim's permutation symmetry and shift invariance, once sought
         self.symmetric_boxes = 0  # closed as permutations of boxes that remain
+        self.leaves: list[Leaf] = []  # every closed box and how, for the certificate
+        self.touching = 0  # boxes closed at an exact equality point
+        self.points: dict = {}  # the equality points those arguments used (coordinates), in order
+        self.stuck_points: dict = {}  # equality points verified in boxes left undecided
 
     @property
     def stopped_by_budget(self) -> bool:
@@ -132,11 +137,13 @@ class BranchAndBound:
                         break
                 self.reductions += outcome.reductions
                 self.identities += outcome.identities
+                self._record(box, outcome.closed)
                 if outcome.kind == "proved":
                     self.proved_volume += self.problem.volume(box)
                     self.proved_boxes += 1
                 elif outcome.kind == "open":
                     self.open_boxes.append(box)
+                    self.stuck_points.update(dict.fromkeys(outcome.points))
                     if outcome.open_face is not None:
                         self.open_faces.add(outcome.open_face)
                     if outcome.undefined is not None:
@@ -168,6 +175,11 @@ class BranchAndBound:
                 how += f", {self.reductions} monotonicity reductions to faces"
             if self.identities:
                 how += f", {self.identities} of them onto faces where the margin vanishes identically (sympy)"
+            if self.touching:
+                arguments = sorted({leaf.hints["argument"] for leaf in self.leaves if leaf.method == "touching-point"})
+                how += f", {self.touching} boxes closed by expansions at exact points ({', '.join(ARGUMENTS.get(a, a) for a in arguments)})"
+                if self.points:
+                    how += f"; the claim is an equality at {_points_text(self.check, self.problem, self.points)}"
             if self.reduction is not None:
                 how += f"; on the domain reduced by the claim's invariance under {self.reduction.describe()}"
                 if self.symmetric_boxes:
@@ -176,7 +188,7 @@ class BranchAndBound:
                 CheckResult(verdict=Verdict.PROVED, method="branch-and-bound", seconds=seconds, domain=where,
                             stop_reason=f"every box proved ({self.proved_boxes} boxes of {self.examined} examined)",
                             message=f"proved by branch and bound: {how}", **base),
-                ProofDetails(notes=notes, stop=ProofStop.PROVED, **details),
+                ProofDetails(notes=notes, stop=ProofStop.PROVED, certificate=self._certificate(), **details),
             )
         stop = (ProofStop.BOX_BUDGET if self._budget_spent() else ProofStop.TIME_LIMIT) if remaining else ProofStop.BOXES_OPEN
         why = {ProofStop.BOX_BUDGET: "box budget reached", ProofStop.TIME_LIMIT: "time limit reached"}.get(stop, "boxes left open")
@@ -187,7 +199,7 @@ class BranchAndBound:
             CheckResult(verdict=Verdict.INCONCLUSIVE, method="none", seconds=seconds, domain=where,
                         stop_reason=why,
                         message=f"{100 * self.proved_volume:.4g}% of the domain's volume proved in {self.examined} boxes ({why}{open_note})", **base),
-            ProofDetails(notes=notes, stop=stop, **details),
+            ProofDetails(notes=notes, stop=stop, stuck=self._stuck(heap), **details),
         )
 
     def _face_facts(self) -> FaceFacts:
@@ -224,6 +236,81 @@ class BranchAndBound:
     def _close_by_symmetry(self, box) -> None:
         self.proved_volume += self.problem.volume(box)
         self.symmetric_boxes += 1
+        self.leaves.append(Leaf(self._box_dict(box), "symmetric-image", {}))
+
+    # -- what the proof rests on ------------------------------------------------------------
+    def _box_dict(self, box) -> dict:
+        return {label: (exact(lo), exact(hi)) for label, (lo, hi) in zip(self._labels(), box)}
+
+    def _labels(self) -> list[str]:
+        labels = [c.label for c in self.problem.coords]
+        return labels if len(set(labels)) == len(labels) else [f"{x}#{k}" for k, x in enumerate(labels)]
+
+    def _record(self, box, closed) -> None:
+        """The entries a judged box closed, as leaves of the certificate."""
+        for entry, method, hints in closed:
+            hints = dict(hints) if entry is None else {"entry": entry, **hints}
+            if method == "touching-point":
+                self.touching += 1
+                if hints.get("equality"):
+                    self.points.setdefault(tuple(Fraction(q) for q in hints["point"]), True)
+            self.leaves.append(Leaf(self._box_dict(box), method, hints))
+
+    def _certificate(self) -> ProofCertificate:
+        """The leaves (every box closed, in exact rationals, with its argument), the reductions
+        before them, and the equality points used: what a checker re-proves box by box."""
+        reductions = []
+        for var, m in zip(self.check.variables, self.problem.param.maps):
+            kind = var.domain.kind if var.domain is not None else None
+            if var.radius is not None:
+                reductions.append(Reduction("chart", f"{var.name} = {var.near + ' + ' if var.near else ''}{var.radius}\u00b7u with "
+                                            f"u in [-1, 1] entrywise: every value with the relation, and only those",
+                                            {"variable": var.name, "map": "relation"}))
+            elif kind is not None:
+                reductions.append(Reduction("chart", f"{var.name} on the {kind} set is written through its map "
+                                            f"({type(m).__name__.strip('_')}): the coordinates below cover the set",
+                                            {"variable": var.name, "kind": kind, "map": type(m).__name__.strip("_")}))
+        if self.problem.param.hypotheses:
+            reductions.append(Reduction("hypothesis", "a box on which a hypothesis is certainly false holds nothing to prove",
+                                        {"hypotheses": [h.text for h in self.problem.param.hypotheses]}))
+        if self.reduction is not None:
+            r = self.reduction
+            if r.keys:
+                reductions.append(Reduction("permutation", f"the claim is unchanged by {r.describe()}: only the sorted region is proved",
+                                            {"sorted": [self._labels()[k] for k in r.keys], "dimension": r.dim}))
+            if r.shifted:
+                reductions.append(Reduction("shift", f"the claim is unchanged by shifts of {r.shift_label}: its first entry is fixed at 0",
+                                            {"shifted": [self._labels()[k] for k in r.shifted],
+                                             "bounds": [exact(b) for b in r.bounds]}))
+        return ProofCertificate(
+            method="branch-and-bound", dims=dict(self.domain.dims), domain=self.domain.to_dict(), reductions=tuple(reductions),
+            leaves=tuple(self.leaves), points=tuple({label: exact(q) for label, q in zip(self._labels(), point)} for point in self.points),
+            notes=(f"margin entries enclosed in ball arithmetic at {self.prec} bits; a leaf's box is in the coordinates "
+                   f"{', '.join(self._labels())}",))
+
+    def _stuck(self, heap) -> Stuck | None:
+        """Where an unfinished proof is stuck: the hull of its open and queued boxes, and the
+        nearest equality point it found (else the tight faces it knows)."""
+        boxes = list(self.open_boxes) + [entry[2] for entry in heap]
+        if not boxes:
+            return None
+        labels = self._labels()
+        hull = {}
+        for j, label in enumerate(labels):
+            if not self.problem.active[j]:
+                continue
+            lo, hi = min(b[j][0] for b in boxes), max(b[j][1] for b in boxes)
+            hull[label] = (_shown(lo), _shown(hi))
+        volume = sum(self.problem.volume(b) for b in boxes)
+        nearest = None
+        seen = {point: True for point in self.stuck_points}
+        if seen:
+            centre = [(min(b[j][0] for b in boxes) + max(b[j][1] for b in boxes)) / 2 for j in range(len(labels))]
+            closest = min(seen, key=lambda q: sum(abs(float(a - c)) for a, c in zip(q, centre)))
+            nearest = _points_text(self.check, self.problem, {closest: True}) + " (exact; no argument closed the boxes around it)"
+        elif self.tight_faces:
+            nearest = "; ".join(label for _, _, label, _ in self.tight_faces) + " (faces where the claim is an equality)"
+        return Stuck(hull, len(boxes), round(volume, 12), nearest)
 
     def _hypotheses_hold_on(self, box) -> bool:
         """True when every hypothesis is certain on the whole box (then no sub-box needs them).
@@ -348,6 +435,30 @@ class BranchAndBound:
                 if cert is not None:
                     return cert
         return None
+
+
+#: the touching-point arguments as a proof's message names them
+ARGUMENTS = {"from-point": "monotone from the point", "tangent-factor": "the tangent factored out", "convex": "convex from the point"}
+
+
+def _shown(q: Fraction) -> str:
+    """A bound for a reader: the exact rational when short, else a decimal."""
+    return str(q) if len(str(q)) <= 12 else f"{float(q):.6g}"
+
+
+def _points_text(check: Check, problem, points) -> str:
+    """The equality points as the claim's variables: ``x = 0``, ``(x, p) = (0, 1)``."""
+    shown = []
+    for point in list(points)[:3]:
+        data = problem.exact_point(list(point))
+        bits = []
+        for var in check.variables:
+            value = np.asarray(data[var.name], dtype=object).reshape(-1)
+            text = ", ".join(str(Fraction(int(v.p), int(v.q))) if hasattr(v, "p") else str(v) for v in value)
+            bits.append(f"{var.name} = {text if value.size == 1 else '(' + text + ')'}")
+        shown.append(", ".join(bits))
+    more = f" and {len(points) - 3} more" if len(points) > 3 else ""
+    return "; ".join(shown) + more
 
 
 def _dyadic(q: Fraction) -> Fraction:

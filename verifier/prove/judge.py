@@ -55,8 +55,11 @@ class Outcome:
     open_face: str | None = None  # the equality face an open box lies along
     candidate: tuple | None = None  # an exact point where the margin is certainly negative
     undefined: str | None = None  # why an open box could not be evaluated (a function undefined on part of it)
-    #: the touching-point arguments that closed entries of this box (:meth:`.touching.Closure.to_hints`)
-    closures: tuple = ()
+    #: how entries closed on this box, for the certificate: (entry or None for all, method, hints)
+    #: with method enclosure | hypothesis-fails | monotone | touching-point (:class:`.certificate.Leaf`)
+    closed: tuple = ()
+    #: exact equality points verified in this box (coordinates), whether or not an argument closed it
+    points: tuple = ()
 
 
 class BoxJudge:
@@ -77,9 +80,9 @@ class BoxJudge:
             if not self.facts.hypotheses_hold:
                 ctx, values = p.jets(box)
                 hyps = p.hypotheses(ctx, p.data(ctx, values))
-                for h, strict in zip(hyps, self.hyp_strict):
-                    if fails(h.enclosure(), strict):
-                        return Outcome("proved")  # no point of this box satisfies the hypotheses
+                for k, (h, strict) in enumerate(zip(hyps, self.hyp_strict)):
+                    if fails(h.enclosure(), strict):  # no point of this box satisfies the hypotheses
+                        return Outcome("proved", closed=((None, "hypothesis-fails", {"condition": k}),))
             # with relation-bound variables, the box stretched to their anchor serves for both
             # the anchored enclosure and (a little wider) the plain one: one evaluation fewer
             anchored = p.anchored(box, self.max_choices)
@@ -95,15 +98,17 @@ class BoxJudge:
         if entries is None:
             entries = tuple(range(len(paths[0])))
         hyps_at_centre = self.facts.hypotheses_hold or all(holds(h.c, s) for h, s in zip(hyps, self.hyp_strict))
-        remaining, worst, candidate, reductions, identities, closures = [], [], None, 0, 0, []
+        remaining, worst, candidate, reductions, identities, closed = [], [], None, 0, 0, []
         # monotonicity is a property of this box alone: the stretched box's gradients mix the
         # pieces on both sides of the anchor
         plain = paths if around == box else None
         for i in entries:
             jets = [pm[i] for pm in paths]
             if all(holds(m.enclosure(), self.strict) for m in jets):
+                closed.append((i, "enclosure", {"form": "centred" if around == box else "stretched", "prec": p.prec}))
                 continue
             if anchored is not None and holds(anchored[i], self.strict):
+                closed.append((i, "enclosure", {"form": "anchored", "prec": p.prec}))
                 continue
             if plain is None:
                 try:
@@ -119,20 +124,24 @@ class BoxJudge:
                     candidate = tuple(p.centre(around))
             reduced = self._reduced_to_face_proves(box, i, [pm[i] for pm in plain]) if plain else None
             if reduced is not None:
+                by_identity, face = reduced
                 reductions += 1
-                identities += reduced
+                identities += by_identity
+                closed.append((i, "monotone", {"face": [[str(lo), str(hi)] for lo, hi in face],
+                                                "then": "face-identity" if by_identity else "enclosure"}))
                 continue
             closure = self._touching(box, i, plain)
             if closure is not None:
-                closures.append(closure.to_hints())
+                closed.append((i, "touching-point", closure.to_hints()))
                 continue
             remaining.append(i)
             worst += jets
         if not remaining:
-            return Outcome("proved", reductions=reductions, identities=identities, candidate=candidate, closures=tuple(closures))
+            return Outcome("proved", reductions=reductions, identities=identities, candidate=candidate, closed=tuple(closed))
         out = self._split_or_open(box, tuple(remaining), worst, undecided)
+        points = tuple(self.touching.seen(box)) if out.kind == "open" else ()
         return Outcome(out.kind, out.split, out.entries, _undecided_share(worst), reductions, identities, out.open_face, candidate,
-                       closures=tuple(closures))
+                       closed=tuple(closed), points=points)
 
     def _touching(self, box, i, plain):
         """A touching-point argument for entry i, tried on small boxes and on those about to be left open."""
@@ -169,7 +178,7 @@ class BoxJudge:
         The margin is continuous and, along each such coordinate, made of pieces that all
         move the same way, so it is monotone there on the whole box.  On the face the
         gradients are re-enclosed, which may fix more signs: the reduction repeats.
-        Returns None (not proved), 0 (proved by enclosures) or 1 (by an identity).
+        Returns None (not proved), or (0 proved by enclosures or 1 by an identity, the face).
         """
         p = self.problem
         for _ in range(len(box)):
@@ -187,20 +196,20 @@ class BoxJudge:
             if not moved:
                 return None
             if self._on_closed_face(face, i):
-                return 1
+                return 1, face
             try:
                 paths = p.path_margins(face, self.max_choices)
                 if all(holds(pm[i].enclosure(), self.strict) for pm in paths):
-                    return 0
+                    return 0, face
                 anchored = p.anchored(face, self.max_choices)
             except (ZeroDivisionError, ValueError, DomainError):
                 return None
             if anchored is not None and holds(anchored[0][i], self.strict):
-                return 0
+                return 0, face
             # sympy only where the margin is numerically 0 at the face's centre: an identity
             # cannot hold elsewhere, and each attempt costs as much as hundreds of boxes
             if not self.strict and all(0 in pm[i].c for pm in paths) and vanishes_identically(p, face, i):
-                return 1
+                return 1, face
             box, jets = face, [pm[i] for pm in paths]
         return None
 

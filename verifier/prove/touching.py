@@ -63,6 +63,11 @@ class Closure:
     def to_hints(self) -> dict:
         return {"argument": self.argument, "point": [str(q) for q in self.point], **self.hints}
 
+    def at(self, equality: bool) -> "Closure":
+        """The closure marked with whether its anchor is an equality point (m(x0) = 0 exactly) or
+        merely a point where m(x0) > 0 is certain."""
+        return Closure(self.argument, self.point, {**self.hints, "equality": equality})
+
 
 def simplest_rational(lo: Fraction, hi: Fraction) -> Fraction:
     """The rational of least denominator in [lo, hi] (the least numerator among those): where a
@@ -91,7 +96,7 @@ class TouchingArguments:
         self.problem = problem
         self.strict = strict
         self.prec = max(problem.prec, 128)
-        self._zero_at: dict = {}  # (point, entry) -> the margin is exactly 0 there (True/False)
+        self._zero_at: dict = {}  # (point, entry) -> the margin is shown >= 0 there
         self._exact_zero: dict = {}  # (point, direction, entry, order) -> that coefficient is exactly 0
         self.points: dict = {}  # equality points found: point -> True
 
@@ -113,19 +118,26 @@ class TouchingArguments:
         for point in self._candidates(box, active):
             if not self._margin_nonnegative_at(point, entry):
                 continue
-            if gradient is not None:
-                out = self._from_point(box, point, active, gradient)
-                if out is not None:
-                    return out
-            if len(active) == 1:
-                out = self._tangent_factor(box, entry, point, active[0]) or self._root_substituted(box, entry, point, active[0])
-            elif len(active) <= MAX_CONVEX_COORDINATES:
-                out = self._convex(box, entry, point, active)
-            else:
-                out = None
+            out = self._argument_at(box, entry, point, active, gradient)
+            if out is not None:
+                return out.at(point in self.points)
+        return None
+
+    def _argument_at(self, box, entry, point, active, gradient) -> Closure | None:
+        """The first argument that closes the box anchored at ``point`` (where m >= 0 is shown)."""
+        if gradient is not None:
+            out = self._from_point(box, point, active, gradient)
             if out is not None:
                 return out
+        if len(active) == 1:
+            return self._tangent_factor(box, entry, point, active[0]) or self._root_substituted(box, entry, point, active[0])
+        if len(active) <= MAX_CONVEX_COORDINATES:
+            return self._convex(box, entry, point, active)
         return None
+
+    def seen(self, box) -> list[tuple]:
+        """The equality points verified so far that lie in ``box``."""
+        return [q for q in self.points if all(lo <= x <= hi for x, (lo, hi) in zip(q, box))]
 
     # -- equality points --------------------------------------------------------------------
     def _candidates(self, box, active) -> list[tuple]:
@@ -151,15 +163,15 @@ class TouchingArguments:
         if hit is not None:
             return hit
         series = self._series(point, None, entry, 0, "ball")
-        ok = False
+        ok = zero = False
         if series is not None:
             c0 = series[0]
-            if c0 >= 0:
+            if c0 > 0:
                 ok = True
             elif 0 in c0:
-                ok = self._coefficient_is_zero(point, None, entry, 0)
+                ok = zero = c0 == 0 or self._coefficient_is_zero(point, None, entry, 0)
         self._zero_at[key] = ok
-        if ok:
+        if zero:
             self.points[point] = True
         return ok
 
