@@ -30,6 +30,7 @@ along an equality face are left open at a small width -- never split forever.
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import itertools
 import os
@@ -94,7 +95,11 @@ class BranchAndBound:
         self.leaves: list[Leaf] = []  # every closed box and how, for the certificate
         self.touching = 0  # boxes closed at an exact equality point
         self.points: dict = {}  # the equality points those arguments used (coordinates), in order
-        self.stuck_points: dict = {}  # equality points verified in boxes left undecided
+        self.sets: dict = {}  # the equality sets (diagonals) those arguments used, as text
+        self.regions: list = []  # (entry, region) proved around equality points: boxes inside them are closed
+        self._region_set: set = set()
+        self.region_boxes = 0  # boxes closed as lying inside such a region
+        self.known_points: dict = {}  # every equality point a judge verified (coordinates), in the order found
 
     @property
     def stopped_by_budget(self) -> bool:
@@ -123,6 +128,8 @@ class BranchAndBound:
             if not sought and self.examined >= BOXES_BEFORE_REDUCTION:
                 heap, facts = self._reduce(heap, facts, counter)
                 sought = True
+            if len(self.known_points) != len(facts.points):
+                facts = dataclasses.replace(facts, points=tuple(self.known_points))
             batch = [heapq.heappop(heap) for _ in range(min(ROUND_BOXES, len(heap)))]
             tasks = [(key, ref, self.domain, self.prec, self.max_choices, facts,
                       [(box, entries) for _, _, box, entries in batch[k:k + BATCH_BOXES]])
@@ -138,12 +145,12 @@ class BranchAndBound:
                 self.reductions += outcome.reductions
                 self.identities += outcome.identities
                 self._record(box, outcome.closed)
+                self.known_points.update(dict.fromkeys(outcome.points))
                 if outcome.kind == "proved":
                     self.proved_volume += self.problem.volume(box)
                     self.proved_boxes += 1
                 elif outcome.kind == "open":
                     self.open_boxes.append(box)
-                    self.stuck_points.update(dict.fromkeys(outcome.points))
                     if outcome.open_face is not None:
                         self.open_faces.add(outcome.open_face)
                     if outcome.undefined is not None:
@@ -156,6 +163,8 @@ class BranchAndBound:
                         child = box[:j] + (half,) + box[j + 1:]
                         if self.reduction is not None and self.reduction.excludes(child):
                             self._close_by_symmetry(child)
+                            continue
+                        if self._inside_region(child, outcome.entries):
                             continue
                         weight = self.problem.volume(child) * (0.5 + outcome.undecided)
                         heapq.heappush(heap, (-weight, next(counter), child, outcome.entries))
@@ -178,8 +187,11 @@ class BranchAndBound:
             if self.touching:
                 arguments = sorted({leaf.hints["argument"] for leaf in self.leaves if leaf.method == "touching-point"})
                 how += f", {self.touching} boxes closed by expansions at exact points ({', '.join(ARGUMENTS.get(a, a) for a in arguments)})"
-                if self.points:
-                    how += f"; the claim is an equality at {_points_text(self.check, self.problem, self.points)}"
+                if self.region_boxes:
+                    how += f" and {self.region_boxes} more inside the regions so closed around equality points"
+                where = ([_points_text(self.check, self.problem, self.points)] if self.points else []) + list(self.sets)
+                if where:
+                    how += f"; the claim is an equality at {' and on '.join(where)}"
             if self.reduction is not None:
                 how += f"; on the domain reduced by the claim's invariance under {self.reduction.describe()}"
                 if self.symmetric_boxes:
@@ -246,14 +258,35 @@ class BranchAndBound:
         labels = [c.label for c in self.problem.coords]
         return labels if len(set(labels)) == len(labels) else [f"{x}#{k}" for k, x in enumerate(labels)]
 
+    def _inside_region(self, box, entries) -> bool:
+        """A box inside regions already proved for every entry it still has to decide: closed (the
+        region's own leaf covers it)."""
+        if not self.regions:
+            return False
+        for i in entries:
+            if not any(e == i and all(a <= lo and hi <= b for (a, b), (lo, hi) in zip(region, box)) for e, region in self.regions):
+                return False
+        self.proved_volume += self.problem.volume(box)
+        self.region_boxes += 1
+        return True
+
     def _record(self, box, closed) -> None:
         """The entries a judged box closed, as leaves of the certificate."""
         for entry, method, hints in closed:
+            if "over" in hints:  # an argument over a region around an equality point: the region is the leaf
+                region = tuple((Fraction(lo), Fraction(hi)) for lo, hi in hints["over"])
+                if (entry, region) in self._region_set:
+                    continue
+                self._region_set.add((entry, region))
+                self.regions.append((entry, region))
+                box = region
             hints = dict(hints) if entry is None else {"entry": entry, **hints}
             if method == "touching-point":
                 self.touching += 1
-                if hints.get("equality"):
+                if hints.get("equality") and hints.get("point"):
                     self.points.setdefault(tuple(Fraction(q) for q in hints["point"]), True)
+                if "set" in hints:
+                    self.sets.setdefault(hints["set"], True)
             self.leaves.append(Leaf(self._box_dict(box), method, hints))
 
     def _certificate(self) -> ProofCertificate:
@@ -288,6 +321,9 @@ class BranchAndBound:
             notes=(f"margin entries enclosed in ball arithmetic at {self.prec} bits; a leaf's box is in the coordinates "
                    f"{', '.join(self._labels())}",))
 
+    def _reduced_point(self, q) -> bool:
+        return False
+
     def _stuck(self, heap) -> Stuck | None:
         """Where an unfinished proof is stuck: the hull of its open and queued boxes, and the
         nearest equality point it found (else the tight faces it knows)."""
@@ -303,7 +339,7 @@ class BranchAndBound:
             hull[label] = (_shown(lo), _shown(hi))
         volume = sum(self.problem.volume(b) for b in boxes)
         nearest = None
-        seen = {point: True for point in self.stuck_points}
+        seen = {q: True for q in self.known_points if not self._reduced_point(q)}
         if seen:
             centre = [(min(b[j][0] for b in boxes) + max(b[j][1] for b in boxes)) / 2 for j in range(len(labels))]
             closest = min(seen, key=lambda q: sum(abs(float(a - c)) for a, c in zip(q, centre)))
@@ -438,7 +474,8 @@ class BranchAndBound:
 
 
 #: the touching-point arguments as a proof's message names them
-ARGUMENTS = {"from-point": "monotone from the point", "tangent-factor": "the tangent factored out", "convex": "convex from the point"}
+ARGUMENTS = {"from-point": "monotone from the point", "tangent-factor": "the tangent factored out", "convex": "convex from the point",
+             "normal-to-set": "the tangent factored out normal to an equality set"}
 
 
 def _shown(q: Fraction) -> str:

@@ -42,6 +42,10 @@ class FaceFacts:
     tight: tuple = ()  # (coordinates, their ends, label) of each equality face
     closed: tuple = ()  # (coordinates, their ends, entries that vanish identically there)
     root: tuple | None = None  # the root box reduced by an invariance of the claim (None: the domain's own)
+    #: exact equality points found so far (coordinates), each verified by a judge: an argument anchored
+    #: at one closes the boxes around it, not only the box that holds it.  Updated between rounds, so
+    #: every box of a round is judged with the same points whatever process judges it
+    points: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -58,7 +62,7 @@ class Outcome:
     #: how entries closed on this box, for the certificate: (entry or None for all, method, hints)
     #: with method enclosure | hypothesis-fails | monotone | touching-point (:class:`.certificate.Leaf`)
     closed: tuple = ()
-    #: exact equality points verified in this box (coordinates), whether or not an argument closed it
+    #: exact equality points the judge verified while judging this box (coordinates), closed or not
     points: tuple = ()
 
 
@@ -72,6 +76,14 @@ class BoxJudge:
         self.max_choices = max_choices
         self.facts = facts
         self.touching = TouchingArguments(self.problem, self.strict)
+        self.touching.known = facts.points
+
+    def set_facts(self, facts: FaceFacts) -> None:
+        """Judge with ``facts`` from now on (the coordinator's, as of this round)."""
+        if facts.root is not None and facts.root != self.facts.root:
+            self.problem.set_root(facts.root)
+        self.facts = facts
+        self.touching.known = facts.points
 
     def judge(self, box, entries) -> Outcome:
         p = self.problem
@@ -132,16 +144,19 @@ class BoxJudge:
                 continue
             closure = self._touching(box, i, plain)
             if closure is not None:
-                closed.append((i, "touching-point", closure.to_hints()))
+                if closure.argument == "second-order":  # an enclosure (at the centre), not an argument at a touching point
+                    closed.append((i, "enclosure", {"form": "second-order", "centre": closure.to_hints()["point"], "prec": p.prec}))
+                else:
+                    closed.append((i, "touching-point", closure.to_hints()))
                 continue
             remaining.append(i)
             worst += jets
         if not remaining:
-            return Outcome("proved", reductions=reductions, identities=identities, candidate=candidate, closed=tuple(closed))
+            return Outcome("proved", reductions=reductions, identities=identities, candidate=candidate, closed=tuple(closed),
+                           points=self.touching.drain())
         out = self._split_or_open(box, tuple(remaining), worst, undecided)
-        points = tuple(self.touching.seen(box)) if out.kind == "open" else ()
         return Outcome(out.kind, out.split, out.entries, _undecided_share(worst), reductions, identities, out.open_face, candidate,
-                       closed=tuple(closed), points=points)
+                       closed=tuple(closed), points=self.touching.drain())
 
     def _touching(self, box, i, plain):
         """A touching-point argument for entry i, tried on small boxes and on those about to be left open."""
@@ -149,7 +164,7 @@ class BoxJudge:
         if not (self.touching.worth_trying(box) or p.too_small(box) or self._touches_tight_face(box) is not None):
             return None
         gradient = plain[0][i].g if plain and len(plain) == 1 and plain[0][i].g is not None else None
-        return self.touching.close(box, i, gradient)
+        return self.touching.close(box, i, gradient, self.facts.points)
 
     def _split_or_open(self, box, entries, margins, undecided=(), undefined=None) -> Outcome:
         p = self.problem
@@ -252,6 +267,8 @@ def judge_boxes(task) -> list[Outcome]:
         if len(_JUDGES) >= 4:  # earlier proofs of this process are over
             _JUDGES.clear()
         judge = _JUDGES[key] = BoxJudge(check, domain, prec, max_choices, facts)
+    elif judge.facts != facts:
+        judge.set_facts(facts)
     return [judge.judge(list(box), entries) for box, entries in boxes]
 
 
