@@ -863,4 +863,8 @@ class PartlyDefined(DomainError):
         self.guides = (guide,) if guide is not None else ()
 
 
-__all__ = ["Jet", "JetContext", "PartlyDefined", "interval_ball"]
+#: products of balls by their ends, keeping the sign the factors fix (for other enclosures than Jets)
+interval_product = _times
+interval_square = _square
+
+__all__ = ["Jet", "JetContext", "PartlyDefined", "exact_range", "interval_ball", "interval_product", "interval_square"]

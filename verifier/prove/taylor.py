@@ -30,6 +30,7 @@ from ..contexts.errors import NotRational
 from ..contexts import _ObjectContext
 from ..contexts.table import BY_NAME, Scalars
 from ..contexts.values import to_fraction
+from .jets import interval_product, interval_square
 
 POWER = BY_NAME["power"]
 
@@ -70,7 +71,8 @@ class Series:
     def __add__(self, o):
         o = self._lift(o)
         n = min(self.order, o.order)
-        return self._made([self.c[k] + o.c[k] for k in range(n + 1)], self, o)
+        total = self.ctx.total
+        return self._made([total((self.c[k], o.c[k])) for k in range(n + 1)], self, o)
 
     __radd__ = __add__
 
@@ -88,12 +90,17 @@ class Series:
     def __mul__(self, o):
         o = self._lift(o)
         n = min(self.order, o.order)
+        times, square, total = self.ctx.times, self.ctx.square, self.ctx.total
         out = []
         for k in range(n + 1):
-            total = self.c[0] * o.c[k]
-            for j in range(1, k + 1):
-                total = total + self.c[j] * o.c[k - j]
-            out.append(total)
+            if o is self:  # u^2: its coefficient of t^k is a sum of squares and doubled products
+                terms = [square(self.c[k // 2])] if k % 2 == 0 else []
+                for j in range((k + 1) // 2):
+                    pair = times(self.c[j], self.c[k - j])
+                    terms += [pair, pair]  # twice, not 2 * pair: a ball times 2 may round below an end at 0
+            else:
+                terms = [times(self.c[j], o.c[k - j]) for j in range(k + 1)]
+            out.append(total(terms))
         return self._made(out, self, o)
 
     __rmul__ = __mul__
@@ -119,10 +126,12 @@ class Series:
 
     def __pow__(self, k):
         if isinstance(k, int) and k >= 0:
-            out = self.ctx.constant(1, self.order)
-            for _ in range(k):
-                out = out * self
-            return out
+            if k == 0:
+                return self.ctx.constant(1, self.order)
+            if k % 2 == 0:
+                half = self ** (k // 2)
+                return half * half
+            return self * self ** (k - 1) if k > 1 else self
         return self.ctx._power2(self, self._lift(k))
 
     def __repr__(self):
@@ -139,6 +148,12 @@ class TaylorContext(_ObjectContext):
     def __init__(self, base, order: int):
         self.base, self.order = base, order
         self.zero = base.scalar(Fraction(0))
+        balls = isinstance(base, BallContext)
+        # a product of wide balls by their ends (a midpoint-radius product of [0, e] and [0, e] reaches
+        # below 0), and x^2 of one ball never negative: the signs a Hessian's diagonal needs
+        self.times = interval_product if balls else (lambda a, b: a * b)
+        self.square = interval_square if balls else (lambda a: a * a)
+        self.total = _signed_sum if balls else _sum
 
     # -- numbers -------------------------------------------------------------------------
     def precision(self):
@@ -277,6 +292,24 @@ class TaylorContext(_ObjectContext):
 
     def _outside(self, domain, a) -> bool:
         return False  # the base form decides, on c_0
+
+
+def _sum(terms):
+    out = terms[0]
+    for t in terms[1:]:
+        out = out + t
+    return out
+
+
+def _signed_sum(terms):
+    """A sum of balls that keeps the sign all its terms share (a ball sum rounds its radius up, so
+    a sum of terms >= 0 with an end at 0 would reach below it)."""
+    out = _sum(terms)
+    if all(t >= 0 for t in terms) and not out >= 0:
+        return out.nonnegative_part()
+    if all(t <= 0 for t in terms) and not out <= 0:
+        return -(-out).nonnegative_part()
+    return out
 
 
 def _is_integer(x) -> bool:
