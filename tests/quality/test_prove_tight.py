@@ -91,14 +91,16 @@ def test_a_proof_through_a_touching_point_leaves_the_point_and_the_argument_in_i
 
 
 def test_an_unfinished_proof_says_where_it_is_stuck_and_names_the_equality_point_it_found():
-    """x^4 + y^4 >= 0 touches at the origin to fourth order in two variables, which no argument
-    here closes (the Hessian vanishes there, and no second-order test sees past that): the proof
-    says where it stopped and which exact equality point is there."""
-    check = _check("x^4 + y^4 >= 0", lambda c, v: v.x**4 + v.y**4, [("x", F(-1, 3), 1), ("y", F(-1, 5), 1)])
+    """(x - 1/3)^4 + (y - 1/5)^4 >= 0 touches at (1/3, 1/5) to fourth order in two variables,
+    which no argument here closes (the Hessian vanishes there, no second-order test sees past it,
+    and the claim is not homogeneous about that point): the proof says where it stopped and which
+    exact equality point is there."""
+    check = _check("(x - 1/3)^4 + (y - 1/5)^4 >= 0", lambda c, v: (v.x - F(1, 3))**4 + (v.y - F(1, 5))**4,
+                   [("x", F(-1, 3), 1), ("y", F(-1, 5), 1)])
     proof = prove(check, make_domain(check, {}, None, {}), "branch-and-bound", time_limit=60, max_boxes=300)
     assert proof.result.verdict.value == "inconclusive", proof.result.message
     stuck = proof.details.stuck
     assert stuck is not None and stuck.boxes > 0
     (xlo, xhi), (ylo, yhi) = ((F(a), F(b)) for a, b in (stuck.hull["x"], stuck.hull["y"]))
-    assert xlo <= 0 <= xhi and ylo <= 0 <= yhi and xhi - xlo < F(1, 100)
-    assert stuck.nearest is not None and "x = 0, y = 0" in stuck.nearest
+    assert xlo <= F(1, 3) <= xhi and ylo <= F(1, 5) <= yhi and xhi - xlo < F(1, 10)
+    assert stuck.nearest is not None and "x = 1/3, y = 1/5" in stuck.nearest

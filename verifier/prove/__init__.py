@@ -37,6 +37,7 @@ from ..domains import IrrationalDerivedValue
 from ..rational_points import refuse_irrational_derived
 from ..results import CheckResult, Verdict
 from .bnb import BoundedDomainError, BranchAndBoundStrategy
+from .coverage import cover
 from .domain import Domain, DomainError, make_domain, parse_boxes, parse_dims
 from .exp_basis import BASIS_SECONDS, ExpBasisStrategy
 from .identity import Identity
@@ -61,6 +62,9 @@ STRATEGIES: tuple[Strategy, ...] = (
     ExpAbstractionStrategy(),
     BranchAndBoundStrategy(),
 )
+
+#: the strategies that may carry a proof on a box to the statement's unbounded domain (z3's)
+WIDENING: tuple[Strategy, ...] = tuple(s for s in STRATEGIES if s.name in ("smt", "exp-basis", "exp-abstraction"))
 
 #: what ``--method`` accepts: ``auto`` (the whole list) or one strategy's name
 METHODS: tuple[str, ...] = ("auto",) + tuple(dict.fromkeys(s.name for s in STRATEGIES))
@@ -95,6 +99,8 @@ def prove(check: Check, domain: Domain, method: str = "auto", time_limit: float 
         if method != "auto" and all(r is not None for r in reasons):
             raise chosen[0].refusal(check, reasons[0])
         answer = _run(check, domain, chosen, reasons, records, start, time_limit, dps, executor, max_boxes)
+        if answer is not None and answer.result.verdict is Verdict.PROVED:
+            answer = cover(check, domain, answer, start + time_limit, dps, WIDENING)
     except (MethodError, BoundedDomainError):
         raise
     except Exception as exc:  # the claim raised: report it, never crash

@@ -195,7 +195,7 @@ class BranchAndBound:
             if self.reduction is not None:
                 how += f"; on the domain reduced by the claim's invariance under {self.reduction.describe()}"
                 if self.symmetric_boxes:
-                    how += f", {self.symmetric_boxes} boxes closed as permutations of others"
+                    how += f", {self.symmetric_boxes} boxes closed as {'images' if self.reduction.half is not None else 'permutations'} of others"
             return Proof(
                 CheckResult(verdict=Verdict.PROVED, method="branch-and-bound", seconds=seconds, domain=where,
                             stop_reason=f"every box proved ({self.proved_boxes} boxes of {self.examined} examined)",
@@ -248,7 +248,9 @@ class BranchAndBound:
     def _close_by_symmetry(self, box) -> None:
         self.proved_volume += self.problem.volume(box)
         self.symmetric_boxes += 1
-        self.leaves.append(Leaf(self._box_dict(box), "symmetric-image", {}))
+        scaled = self.reduction is not None and self.reduction.scaled_away(box)
+        self.leaves.append(Leaf(self._box_dict(box), "scaled-image" if scaled else "symmetric-image",
+                                {"factor": 2, "degree": self.reduction.scaling} if scaled else {}))
 
     # -- what the proof rests on ------------------------------------------------------------
     def _box_dict(self, box) -> dict:
@@ -311,6 +313,12 @@ class BranchAndBound:
             if r.keys:
                 reductions.append(Reduction("permutation", f"the claim is unchanged by {r.describe()}: only the sorted region is proved",
                                             {"sorted": [self._labels()[k] for k in r.keys], "dimension": r.dim}))
+            if r.half is not None:
+                reductions.append(Reduction("scaling", f"the claim is homogeneous of degree {r.scaling} (sympy) and the root "
+                                            "box holds 0: a box inside the root halved about 0 is the image under x -> x/2^j of "
+                                            "points outside it, and m(0) = 0",
+                                            {"degree": r.scaling, "half": {label: [exact(lo), exact(hi)] for label, (lo, hi)
+                                                                           in zip(self._labels(), r.half)}}))
             if r.shifted:
                 reductions.append(Reduction("shift", f"the claim is unchanged by shifts of {r.shift_label}: its first entry is fixed at 0",
                                             {"shifted": [self._labels()[k] for k in r.shifted],
@@ -336,14 +344,17 @@ class BranchAndBound:
             if not self.problem.active[j]:
                 continue
             lo, hi = min(b[j][0] for b in boxes), max(b[j][1] for b in boxes)
-            hull[label] = (_shown(lo), _shown(hi))
+            hull[label] = (exact(lo), exact(hi))
         volume = sum(self.problem.volume(b) for b in boxes)
         nearest = None
         seen = {q: True for q in self.known_points if not self._reduced_point(q)}
         if seen:
             centre = [(min(b[j][0] for b in boxes) + max(b[j][1] for b in boxes)) / 2 for j in range(len(labels))]
             closest = min(seen, key=lambda q: sum(abs(float(a - c)) for a, c in zip(q, centre)))
-            nearest = _points_text(self.check, self.problem, {closest: True}) + " (exact; no argument closed the boxes around it)"
+            inside = any(all(lo <= x <= hi for x, (lo, hi) in zip(closest, b)) for b in boxes)
+            nearest = _points_text(self.check, self.problem, {closest: True}) + (
+                " (exact; no argument closed the boxes around it)" if inside
+                else " (exact, outside the undecided boxes: they are stuck for another reason)")
         elif self.tight_faces:
             nearest = "; ".join(label for _, _, label, _ in self.tight_faces) + " (faces where the claim is an equality)"
         return Stuck(hull, len(boxes), round(volume, 12), nearest)
@@ -476,11 +487,6 @@ class BranchAndBound:
 #: the touching-point arguments as a proof's message names them
 ARGUMENTS = {"from-point": "monotone from the point", "tangent-factor": "the tangent factored out", "convex": "convex from the point",
              "normal-to-set": "the tangent factored out normal to an equality set"}
-
-
-def _shown(q: Fraction) -> str:
-    """A bound for a reader: the exact rational when short, else a decimal."""
-    return str(q) if len(str(q)) <= 12 else f"{float(q):.6g}"
 
 
 def _points_text(check: Check, problem, points) -> str:

@@ -48,6 +48,8 @@ RESOURCE_LIMIT = 4_000_000
 MAX_LEAVES = 256
 #: operands of a negated minimum at most (each is its own solver call)
 MAX_OPERANDS = 64
+#: |c| at most for a rational bound of exp(c) in a formula (z3 reads numbers through their decimal text)
+MAX_EXPONENT = 256
 #: seconds at most for the exponential basis: nonlinear arithmetic spends its resource units
 #: slowly (Lemma D.5 [intended] at n = 2 is decided in 1.4 s idle; a formula the basis cannot
 #: decide exhausts its resource limit in 10-14 s idle, D.4 and D.5 at n = 3), so the clock is set
@@ -260,16 +262,19 @@ class ExpBasis:
     def facts(self, remaining: set[str], spans: dict[str, tuple | None]) -> list:
         """What y and K satisfy: positivity, K_c's rational bounds, and for each variable that keeps
         its x, tangents of exp(x/q) and exp(-x/q) and chords on its box."""
+        # every fact below is one exp satisfies, so leaving one out only weakens the formula: those
+        # about exp of a number beyond MAX_EXPONENT (e^10000 has 4,343 digits) are left out
         out = [y > 0 for y in self.y.values()]
         for c, k in self.constants.items():
-            lo, hi = _exp_bounds(c)
-            out += [k >= z3.RealVal(lo), k <= z3.RealVal(hi)]
+            out.append(k > 0)
+            if abs(c) <= MAX_EXPONENT:
+                lo, hi = _exp_bounds(c)
+                out += [k >= z3.RealVal(lo), k <= z3.RealVal(hi)]
         for name in sorted(remaining & set(self.y)):
             x, y, q = self.variables[name], self.y[name], self.q[name]
             span = spans.get(name)
             points = sorted({Fraction(0)} | (set(span) if span else set()))
-            if span:
-                points = [p for p in points if span[0] <= p <= span[1]]
+            points = [p for p in points if abs(p / q) <= MAX_EXPONENT and (not span or span[0] <= p <= span[1])]
             for p in points:
                 lo, _ = _exp_bounds(p / q)
                 inv_lo, _ = _exp_bounds(-p / q)

@@ -143,7 +143,7 @@ def identity_rewriting(check: Check, domain: Domain) -> Rewriting | None:
     param = Parametrisation(check, domain, smt=True)
     if not vanishes_numerically(check, param, domain.dims, np.random.default_rng(0)):
         return None
-    symbols = _symbols(param)
+    symbols = coordinate_symbols(param)
     shown, hows = None, []
     for choice in _pieces(param):
         try:
@@ -163,7 +163,7 @@ def identity_rewriting(check: Check, domain: Domain) -> Rewriting | None:
     return Rewriting(shown or "0", how)
 
 
-def _symbols(param: Parametrisation) -> list:
+def coordinate_symbols(param: Parametrisation) -> list:
     """One real symbol per coordinate, named after it; two coordinates never share a symbol
     (``a_1,1`` and the entry 1 of a variable ``a_1`` would both read ``a_1_1``)."""
     names = [c.label.replace("[", "_").replace("]", "").replace(",", "_") for c in param.coords]
@@ -202,7 +202,7 @@ def _closing_rewriting(e) -> str | None:
 def _sides_constant(check: Check, domain: Domain) -> bool:
     """Both sides are constants at these sizes (softmax of one entry is 1): they depend on no coordinate."""
     param = Parametrisation(check, domain, smt=True)
-    symbols = _symbols(param)
+    symbols = coordinate_symbols(param)
     v = None
     try:
         for choice in _pieces(param):
@@ -272,4 +272,4 @@ class Identity(Strategy):
         return "lhs \u2212 rhs does not vanish at sampled points, or sympy does not simplify it to 0"
 
 
-__all__ = ["Identity", "Rewriting", "degenerate", "differences", "identity_rewriting", "prove_identity", "vanishes_numerically"]
+__all__ = ["Identity", "Rewriting", "coordinate_symbols", "degenerate", "differences", "identity_rewriting", "prove_identity", "vanishes_numerically"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Mapping
 
 from ..claims import Check
@@ -33,6 +34,8 @@ class ProofDetails:
     #: set when the domain proved is narrower than the statement's: what the statement has that
     #: the proof does not cover ("x ∈ ℝ, proved on x ∈ [-10000, 10000]")
     narrower: str = ""
+    #: set when the proof was carried from the box to the statement's wider domain: that domain and how
+    covers: str = ""
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,7 @@ class Stuck:
     nearest: str | None = None
 
     def sentence(self) -> str:
-        where = ", ".join(f"{k} \u2208 [{lo}, {hi}]" for k, (lo, hi) in self.hull.items())
+        where = ", ".join(f"{k} \u2208 [{_shown(lo)}, {_shown(hi)}]" for k, (lo, hi) in self.hull.items())
         out = f"{self.boxes} box(es) undecided, {100 * self.volume:.3g}% of the volume, within {where}"
         if self.nearest:
             out += f"; nearest equality found: {self.nearest}"
@@ -70,6 +73,11 @@ class Proof:
         if v is Verdict.ERROR:
             return 2
         return 1 if v in (Verdict.REFUTED, Verdict.ILL_POSED) else 0
+
+
+def _shown(q: str) -> str:
+    """An exact bound for a reader: as it is when short, else a decimal."""
+    return q if len(q) <= 12 else f"{float(Fraction(q)):.6g}"
 
 
 def base_fields(check: Check, dps: int) -> dict:
