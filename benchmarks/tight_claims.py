@@ -55,7 +55,7 @@ def worker(tree: str) -> None:
     from verifier.prove import make_domain, prove
 
     spec = importlib.util.spec_from_file_location("tight_families", FAMILIES)
-    families = importlib.util.module_from_spec(spec)
+    families = sys.modules["tight_families"] = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(families)
     registry = None
     for line in sys.stdin:

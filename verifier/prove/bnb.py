@@ -204,6 +204,7 @@ class BranchAndBound:
             )
         stop = (ProofStop.BOX_BUDGET if self._budget_spent() else ProofStop.TIME_LIMIT) if remaining else ProofStop.BOXES_OPEN
         why = {ProofStop.BOX_BUDGET: "box budget reached", ProofStop.TIME_LIMIT: "time limit reached"}.get(stop, "boxes left open")
+        stuck = self._stuck(heap)
         open_note = ""
         if self.open_boxes:
             open_note = f"; {len(self.open_boxes)} box(es) left open at the smallest width (margin not separable from 0 there)"
@@ -211,7 +212,8 @@ class BranchAndBound:
             CheckResult(verdict=Verdict.INCONCLUSIVE, method="none", seconds=seconds, domain=where,
                         stop_reason=why,
                         message=f"{100 * self.proved_volume:.4g}% of the domain's volume proved in {self.examined} boxes ({why}{open_note})", **base),
-            ProofDetails(notes=notes, stop=stop, stuck=self._stuck(heap), **details),
+            ProofDetails(notes=notes + ((f"stuck: {stuck.sentence()}",) if stuck is not None else ()), stop=stop, stuck=stuck,
+                         **details),
         )
 
     def _face_facts(self) -> FaceFacts:

@@ -96,9 +96,9 @@ def cover(check: Check, domain: Domain, proof: Proof, deadline: float, dps: int,
             continue
         if widened.result.verdict is Verdict.PROVED:
             where = wide.describe(wide_check)
-            return Proof(dataclasses.replace(proof.result, domain=where,
+            return Proof(dataclasses.replace(proof.result,
                                              message=f"{proof.result.message}; and on the statement's domain ({where}) by {strategy.name}"),
-                         dataclasses.replace(proof.details, domain=wide.to_dict(), covers=f"{where} ({strategy.name} on it)"))
+                         dataclasses.replace(proof.details, covers=f"{where} ({strategy.name} on it)"))
         if widened.result.counterexample is not None:
             note = f"proved on {domain.describe(check)}, but false beyond it: "
             return Proof(dataclasses.replace(widened.result, message=note + widened.result.message),
@@ -106,12 +106,13 @@ def cover(check: Check, domain: Domain, proof: Proof, deadline: float, dps: int,
     degree = homogeneous_degree(wide_check, wide, domain)
     if degree is not None:
         where = wide.describe(wide_check)
-        return Proof(dataclasses.replace(proof.result, domain=where, message=(
+        return Proof(dataclasses.replace(proof.result, message=(
                          f"{proof.result.message}; every side and hypothesis is homogeneous of degree {degree} and the "
                          f"statement's domain is a cone whose points all scale into the box: proved on {where}")),
-                     dataclasses.replace(proof.details, domain=wide.to_dict(),
-                                         covers=f"{where} (homogeneous of degree {degree}: every point scales into the box)"))
-    return Proof(proof.result, dataclasses.replace(proof.details, narrower=narrower_text(check, domain, wide_check, wide)))
+                     dataclasses.replace(proof.details, covers=f"{where} (homogeneous of degree {degree}: every point scales into the box)"))
+    text = narrower_text(check, domain, wide_check, wide)
+    return Proof(proof.result, dataclasses.replace(proof.details, narrower=text,
+                                                   notes=proof.details.notes + (f"narrower than the statement: {text}",)))
 
 
 def homogeneous_degree(check: Check, wide: Domain, box: Domain) -> int | None:

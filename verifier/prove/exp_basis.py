@@ -38,9 +38,9 @@ from .domain import Domain
 from .result import Proof, ProofDetails, base_fields
 from .certificate import ProofCertificate, Reduction
 from .smt import _certify_point, formulas, parametrisations
-from .smt_exp import ExpAbstraction, exp_reason
-from .strategy import Budget, ProofStop, Strategy
-from .z3ctx import NotDecidable, model_fraction
+from .smt_exp import ExpAbstraction, ExpStrategy
+from .strategy import ProofStop
+from .z3ctx import model_fraction
 
 #: z3's resource units per negated operand: a budget of work, the same on any machine
 RESOURCE_LIMIT = 4_000_000
@@ -437,21 +437,13 @@ def prove_exp_basis(check: Check, domain: Domain, time_limit: float, dps: int = 
     )
 
 
-class ExpBasisStrategy(Strategy):
+class ExpBasisStrategy(ExpStrategy):
     """z3 on the claim written exactly in a basis y = exp(x/q), where every exponent is piecewise linear."""
 
     name = "exp-basis"
     summary = "z3 in an exact exponential basis y = exp(x/q), where every exponent is piecewise linear"
     seconds = BASIS_SECONDS
-
-    def applies(self, check: Check, domain: Domain) -> str | None:
-        return exp_reason(check, domain)
-
-    def attempt(self, check: Check, domain: Domain, budget: Budget) -> Proof | None:
-        try:
-            return prove_exp_basis(check, domain, budget.seconds, budget.dps)
-        except NotDecidable:
-            return None
+    prove = staticmethod(prove_exp_basis)
 
     def undecided(self, check: Check, domain: Domain) -> str:
         return "an exponent is not piecewise linear, or z3 did not decide the basis within its resource limit"

@@ -188,24 +188,32 @@ def exp_reason(check: Check, domain: Domain) -> str | None:
     return None if ctx.terms else "no exp in the claim (the plain SMT strategy decides it)"
 
 
-class ExpAbstractionStrategy(Strategy):
-    """z3 with every exp(t) an unknown obeying exp's order, product and tangent relations."""
+class ExpStrategy(Strategy):
+    """A z3 strategy for claims whose one function outside real arithmetic is exp: ``prove`` is its
+    prover (check, domain, seconds, dps) -> Proof | None."""
 
-    name = "exp-abstraction"
-    summary = "z3 with every exp(t) an unknown that obeys exp's order, product and tangent facts (unsat is a proof)"
-    seconds = ABSTRACTION_SECONDS
+    prove = None
 
     def applies(self, check: Check, domain: Domain) -> str | None:
         return exp_reason(check, domain)
 
     def attempt(self, check: Check, domain: Domain, budget: Budget) -> Proof | None:
         try:
-            return prove_exp_abstracted(check, domain, budget.seconds, budget.dps)
+            return type(self).prove(check, domain, budget.seconds, budget.dps)
         except NotDecidable:
             return None
+
+
+class ExpAbstractionStrategy(ExpStrategy):
+    """z3 with every exp(t) an unknown obeying exp's order, product and tangent relations."""
+
+    name = "exp-abstraction"
+    summary = "z3 with every exp(t) an unknown that obeys exp's order, product and tangent facts (unsat is a proof)"
+    seconds = ABSTRACTION_SECONDS
+    prove = staticmethod(prove_exp_abstracted)
 
     def undecided(self, check: Check, domain: Domain) -> str:
         return "z3 did not find the abstraction unsatisfiable within its resource limit, and no model was certified"
 
 
-__all__ = ["ABSTRACTION_SECONDS", "ExpAbstraction", "ExpAbstractionStrategy", "exp_reason", "prove_exp_abstracted"]
+__all__ = ["ABSTRACTION_SECONDS", "ExpAbstraction", "ExpAbstractionStrategy", "ExpStrategy", "exp_reason", "prove_exp_abstracted"]
