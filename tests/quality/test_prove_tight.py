@@ -104,3 +104,20 @@ def test_an_unfinished_proof_says_where_it_is_stuck_and_names_the_equality_point
     (xlo, xhi), (ylo, yhi) = ((F(a), F(b)) for a, b in (stuck.hull["x"], stuck.hull["y"]))
     assert xlo <= F(1, 3) <= xhi and ylo <= F(1, 5) <= yhi and xhi - xlo < F(1, 10)
     assert stuck.nearest is not None and "x = 1/3, y = 1/5" in stuck.nearest
+
+
+def test_a_near_tie_from_the_search_is_a_lead_branch_and_bound_verifies_before_it_uses_it():
+    """The search's near-ties reach the prover as exact guesses (``near``): a true one anchors the
+    argument at once; a wrong one is checked, found not an equality point, and changes nothing."""
+    a, b = F(37, 100), F(-41, 113)
+    check = _check("interior minimum", lambda c, v: (v.x - a)**2 + (v.y - b)**2 - (v.x - a) * (v.y - b) + (v.x - a)**2 * (v.y - b)**2,
+                   [("x", -1, 1), ("y", -1, 1)])
+    domain = make_domain(check, {}, None, {})
+    plain = prove(check, domain, "branch-and-bound", time_limit=60, max_boxes=2500)
+    led = prove(check, domain, "branch-and-bound", time_limit=60, max_boxes=2500, near=({"x": a, "y": b},))
+    wrong = prove(check, domain, "branch-and-bound", time_limit=60, max_boxes=2500, near=({"x": F(1, 3), "y": F(1, 3)},))
+    for proof in (plain, led, wrong):
+        assert proof.result.verdict.value == "proved", proof.result.message
+        assert {"x": "37/100", "y": "-41/113"} in [dict(p) for p in proof.details.certificate.points]
+        assert {"x": "1/3", "y": "1/3"} not in [dict(p) for p in proof.details.certificate.points]
+    assert led.details.boxes_examined < plain.details.boxes_examined

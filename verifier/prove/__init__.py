@@ -71,7 +71,7 @@ METHODS: tuple[str, ...] = ("auto",) + tuple(dict.fromkeys(s.name for s in STRAT
 
 
 def prove(check: Check, domain: Domain, method: str = "auto", time_limit: float = 60.0, dps: int = 50, executor=None,
-          max_boxes: int | None = None) -> Proof:
+          max_boxes: int | None = None, near: tuple = ()) -> Proof:
     """Prove ``check`` on ``domain``, or refute it with a certified counterexample, or say why not.
 
     ``method``: ``auto`` or the name of one strategy (a strategy asked for alone that does not
@@ -79,7 +79,9 @@ def prove(check: Check, domain: Domain, method: str = "auto", time_limit: float 
     branch and bound without a bounded box).  ``executor`` (default: in-process) runs batches
     of branch-and-bound boxes; the proof does not depend on it.  ``max_boxes`` bounds the
     branch and bound's work (checked between its fixed rounds): a proof stopped by it has
-    decided the same volume on every machine, unlike one stopped by ``time_limit``.
+    decided the same volume on every machine, unlike one stopped by ``time_limit``.  ``near``:
+    points where the claim is nearly an equality (the search's near-ties, variable -> exact value),
+    which strategies may verify and anchor an argument at (:class:`~.strategy.Budget`).
     """
     if max_boxes is not None and max_boxes < 1:
         raise MethodError(f"box budget must be at least 1, got {max_boxes}")
@@ -98,7 +100,7 @@ def prove(check: Check, domain: Domain, method: str = "auto", time_limit: float 
         reasons = [s.applies(check, domain) for s in chosen]
         if method != "auto" and all(r is not None for r in reasons):
             raise chosen[0].refusal(check, reasons[0])
-        answer = _run(check, domain, chosen, reasons, records, start, time_limit, dps, executor, max_boxes)
+        answer = _run(check, domain, chosen, reasons, records, start, time_limit, dps, executor, max_boxes, near)
         if answer is not None and answer.result.verdict is Verdict.PROVED:
             answer = cover(check, domain, answer, start + time_limit, dps, WIDENING)
     except (MethodError, BoundedDomainError):
@@ -124,7 +126,7 @@ def prove(check: Check, domain: Domain, method: str = "auto", time_limit: float 
                                      stop=details.stop if details.stop is not None else _stop_of(answer)))
 
 
-def _run(check, domain, chosen, reasons, records, start, time_limit, dps, executor, max_boxes) -> Proof | None:
+def _run(check, domain, chosen, reasons, records, start, time_limit, dps, executor, max_boxes, near=()) -> Proof | None:
     """Each strategy that applies in turn, until one decides: the decisive proof, else the last
     inconclusive one, else None.  ``records`` receives every turn."""
     last = None
@@ -140,7 +142,7 @@ def _run(check, domain, chosen, reasons, records, start, time_limit, dps, execut
             continue
         began = time.monotonic()
         records.append(StrategyRecord(strategy.name, Outcome.RAISED))  # replaced below unless the claim raises
-        proof = strategy.attempt(check, domain, Budget(seconds, dps, max_boxes, executor))
+        proof = strategy.attempt(check, domain, Budget(seconds, dps, max_boxes, executor, tuple(near)))
         why = strategy.undecided(check, domain) if proof is None else proof.result.stop_reason
         records[-1] = StrategyRecord(strategy.name, outcome_of(proof), time.monotonic() - began, why)
         if proof is not None:

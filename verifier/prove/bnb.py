@@ -69,7 +69,7 @@ _runs = itertools.count()
 
 class BranchAndBound:
     def __init__(self, check: Check, domain: Domain, time_limit: float = 60.0, dps: int = 50, prec: int = 64, max_choices: int = 0,
-                 executor=None, max_boxes: int | None = None):
+                 executor=None, max_boxes: int | None = None, near: tuple = ()):
         self.check, self.domain, self.time_limit, self.dps = check, domain, time_limit, dps
         # a budget of work rather than time: rounds are fixed, so the same boxes are decided on any machine
         self.max_boxes = max_boxes
@@ -99,6 +99,8 @@ class BranchAndBound:
         self.regions: list = []  # (entry, region) proved around equality points: boxes inside them are closed
         self._region_set: set = set()
         self.region_boxes = 0  # boxes closed as lying inside such a region
+        #: the caller's near-ties in coordinates: leads the judges verify before any argument uses one
+        self.hinted: dict = dict.fromkeys(p for p in (self.problem.coordinates_of(q) for q in near) if p is not None)
         self.known_points: dict = {}  # every equality point a judge verified (coordinates), in the order found
 
     @property
@@ -128,8 +130,8 @@ class BranchAndBound:
             if not sought and self.examined >= BOXES_BEFORE_REDUCTION:
                 heap, facts = self._reduce(heap, facts, counter)
                 sought = True
-            if len(self.known_points) != len(facts.points):
-                facts = dataclasses.replace(facts, points=tuple(self.known_points))
+            if len(self.hinted) + len(self.known_points) != len(facts.points):
+                facts = dataclasses.replace(facts, points=tuple({**self.hinted, **self.known_points}))
             batch = [heapq.heappop(heap) for _ in range(min(ROUND_BOXES, len(heap)))]
             tasks = [(key, ref, self.domain, self.prec, self.max_choices, facts,
                       [(box, entries) for _, _, box, entries in batch[k:k + BATCH_BOXES]])
@@ -552,7 +554,8 @@ class BranchAndBoundStrategy(Strategy):
         boxes = budget.max_boxes
         if self.boxes is not None:
             boxes = self.boxes if boxes is None else min(self.boxes, boxes)
-        return BranchAndBound(check, domain, budget.seconds, budget.dps, executor=budget.executor, max_boxes=boxes).run()
+        return BranchAndBound(check, domain, budget.seconds, budget.dps, executor=budget.executor, max_boxes=boxes,
+                              near=budget.near).run()
 
     def refusal(self, check: Check, reason: str) -> Exception:
         if reason.startswith("needs a bounded box"):

@@ -46,6 +46,9 @@ class Budget:
     dps: int = 50
     max_boxes: int | None = None
     executor: Any = None
+    #: points where the claim is nearly an equality (the search's near-ties), each variable -> exact
+    #: value (nested lists for arrays): leads for a strategy to verify, never evidence
+    near: tuple = ()
 
 
 class ProofStop(str, Enum):
