@@ -32,6 +32,9 @@ from .touching import TouchingArguments
 #: a box this thin (relative) across an equality face it touches is left open: enclosures
 #: cannot separate the margin from 0 there, so splitting further would only spin
 FACE_WIDTH = Fraction(1, 2**6)
+#: ... unless arguments at its touching points may still close it (a non-strict claim): those get
+#: twelve more halvings (a Taylor remainder shrinks with the box; 1/64 of [0, 10^4] is 156 wide)
+TOUCHING_FACE_WIDTH = FACE_WIDTH / 2**12
 
 
 @dataclass(frozen=True)
@@ -170,7 +173,7 @@ class BoxJudge:
         p = self.problem
         if p.too_small(box):
             return Outcome("open", entries=entries or (), undefined=undefined)
-        face = self._touches_tight_face(box)
+        face = self._touches_tight_face(box, FACE_WIDTH if self.strict else TOUCHING_FACE_WIDTH)
         if face is not None:
             return Outcome("open", entries=entries or (), open_face=face)
         # Split where the margin varies most, or where the first undecided max/min would be
@@ -232,11 +235,12 @@ class BoxJudge:
         return any(entry in entries and all(face[j] == (end, end) for j, end in zip(js, ends))
                    for js, ends, entries in self.facts.closed)
 
-    def _touches_tight_face(self, box) -> str | None:
-        """The label of an equality face this box touches while already thin across it."""
+    def _touches_tight_face(self, box, width=FACE_WIDTH) -> str | None:
+        """The label of an equality face this box touches while already thin across it (``width``
+        of the root, at most)."""
         p = self.problem
         for js, ends, label in self.facts.tight:
-            if all((box[j][0] == end or box[j][1] == end) and (box[j][1] - box[j][0]) <= p.widths[j] * FACE_WIDTH for j, end in zip(js, ends)):
+            if all((box[j][0] == end or box[j][1] == end) and (box[j][1] - box[j][0]) <= p.widths[j] * width for j, end in zip(js, ends)):
                 return label
         return None
 

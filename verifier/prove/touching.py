@@ -251,8 +251,8 @@ class TouchingArguments:
         ball = self._series(tuple(screen), nu, entry, 2, "ball")
         if ball is None or not (0 in ball[0]) or not (0 in ball[1]):
             return None
-        symbols = [sympy.Symbol(f"s{m}", real=True) for m in range(n)]
-        symbols[j] = symbols[i]
+        symbols = [_symbol(f"s{m}", root[m]) for m in range(n)]
+        symbols[j] = _symbol(f"s{i}", (lo, hi))
         point = tuple(symbols[m] if p.active[m] and not p.piece[m] else root[m][0] for m in range(n))
         ctx = symbolic_series(MAX_ORDER)
         values = []
@@ -576,6 +576,18 @@ class TouchingArguments:
                 out = _sympy_zero(symbolic[order])
         self._exact_zero[key] = out
         return out
+
+
+def _symbol(name: str, span):
+    """A real symbol with the sign of its interval's interior (sqrt(s^2) = s where s > 0).  An identity
+    shown on the open interval is all an argument needs: where the box's projections reach an end at
+    which the margin is not smooth, their ball series breaks and the argument fails there."""
+    lo, hi = span
+    if lo >= 0:
+        return sympy.Symbol(name, positive=True)
+    if hi <= 0:
+        return sympy.Symbol(name, negative=True)
+    return sympy.Symbol(name, real=True)
 
 
 def _sympy_zero(expr) -> bool:
