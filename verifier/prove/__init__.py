@@ -63,8 +63,8 @@ STRATEGIES: tuple[Strategy, ...] = (
     BranchAndBoundStrategy(),
 )
 
-#: the strategies that may carry a proof on a box to the statement's unbounded domain (z3's)
-WIDENING: tuple[Strategy, ...] = tuple(s for s in STRATEGIES if s.name in ("smt", "exp-basis", "exp-abstraction"))
+#: the strategies that may carry a proof on a box to the statement's unbounded domain (sympy's and z3's)
+WIDENING: tuple[Strategy, ...] = tuple(s for s in STRATEGIES if s.name in ("identity", "smt", "exp-basis", "exp-abstraction"))
 
 #: what ``--method`` accepts: ``auto`` (the whole list) or one strategy's name
 METHODS: tuple[str, ...] = ("auto",) + tuple(dict.fromkeys(s.name for s in STRATEGIES))

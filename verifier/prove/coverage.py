@@ -32,7 +32,7 @@ from .result import Proof
 from .strategy import Budget
 from .z3ctx import NotDecidable
 
-#: seconds at most for z3 on the statement's (unbounded) domain
+#: seconds at most for a strategy on the statement's (unbounded) domain that sets no cap of its own
 WIDEN_SECONDS = 5.0
 
 
@@ -82,14 +82,21 @@ def cover(check: Check, domain: Domain, proof: Proof, deadline: float, dps: int,
     if wider is None:
         return proof
     wide_check, wide = wider
+    if proof.details.method == "identity" and _same_symbols(check, domain, wide_check, wide):
+        where = wide.describe(wide_check)  # the rewriting holds wherever both sides are defined, under the same signs
+        return Proof(dataclasses.replace(proof.result, message=f"{proof.result.message}; and on the statement's domain ({where})"),
+                     dataclasses.replace(proof.details, covers=f"{where} (the same rewriting: the symbols have the same signs)"))
     for strategy in strategies:
         left = deadline - time.monotonic()
         if left < 0.1:
             break
+        if strategy.name == "identity" and proof.details.method != "identity":  # sides that differ on the box differ beyond it
+            continue
         try:
             if strategy.applies(wide_check, wide) is not None:
                 continue
-            widened = strategy.attempt(wide_check, wide, Budget(min(left, WIDEN_SECONDS), dps))
+            # the strategy's own cap, where z3's resource limit decides first (the same answer on any machine)
+            widened = strategy.attempt(wide_check, wide, Budget(min(left, strategy.seconds or WIDEN_SECONDS), dps))
         except (NotDecidable, BoundedDomainError):
             continue
         if widened is None:
@@ -113,6 +120,16 @@ def cover(check: Check, domain: Domain, proof: Proof, deadline: float, dps: int,
     text = narrower_text(check, domain, wide_check, wide)
     return Proof(proof.result, dataclasses.replace(proof.details, narrower=text,
                                                    notes=proof.details.notes + (f"narrower than the statement: {text}",)))
+
+
+def _same_symbols(check: Check, domain: Domain, wide_check: Check, wide: Domain) -> bool:
+    """The identity step's symbols (names and signs) are the same on both domains."""
+    try:
+        mine = coordinate_symbols(Parametrisation(check, domain, smt=True))
+        theirs = coordinate_symbols(Parametrisation(wide_check, wide, smt=True))
+    except (BoundedDomainError, ValueError):
+        return False
+    return [(s.name, s.assumptions0) for s in mine] == [(s.name, s.assumptions0) for s in theirs]
 
 
 def homogeneous_degree(check: Check, wide: Domain, box: Domain) -> int | None:
