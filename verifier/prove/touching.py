@@ -20,11 +20,20 @@ argument anchored *at* an exact point x0 of the box where the margin is exactly 
   inward first-order terms absorb its mixed entries (Gershgorin): ``m(x0 + d) >= m(x0) + sum_S
   |d_i| (gamma_i - sum_j |H_ij| w_j) + 1/2 sum_I d_i^2 (H_ii - sum_{j in I} |H_ij|) >= 0``.
 
+* **normal to a diagonal**: where the margin and its derivatives along ``e_i - e_j`` vanish
+  identically on the diagonal ``x_i = x_j`` (sympy, once), the box's distance to it factors out
+  the same way, with the coefficients enclosed over the box's projections onto it.
+* **around a point found**: the same arguments over a region about a known equality point, or
+  the hull of a box and the point (the cluster of thin boxes around a minimum closes at once);
+  and the **second-order Taylor form** at a small box's centre.
+
 Equality points are sought where the branch and bound is stuck, never by float agreement: the
 simplest rational of each coordinate's interval (Stern-Brocot: the point a box around a rational
-touching point converges to), checked exactly (rational arithmetic, or sympy where a function
-value is irrational).  The Taylor coefficients come from :mod:`.taylor`: the claim's own
-functions, expanded along a coordinate.
+touching point converges to), a point of the diagonal, the box's ends, and the caller's
+near-ties; each is checked exactly (a ball that is exactly 0, rational arithmetic, or a sympy
+rewriting to 0 where a function value is irrational).  The coordinator shares the points the
+judges verify between rounds.  The Taylor coefficients come from :mod:`.taylor`: the claim's own
+functions, expanded along a line.
 """
 
 from __future__ import annotations
@@ -389,7 +398,7 @@ class TouchingArguments:
         for i in range(1, k):  # every coefficient below k: exactly 0
             if not (at_point[i] == 0) and not self._coefficient_is_zero(point, direction, entry, i):
                 return None
-        whole = self._series(self._box_point(box), direction, entry, k + 2, "ball", around=True)
+        whole = self._series(tuple(box), direction, entry, k + 2, "ball", around=True)
         if whole is None:
             return None
         t = interval_ball(t_lo, t_hi)
@@ -527,9 +536,6 @@ class TouchingArguments:
         return Closure("convex", point, {"inward": sorted(inward), "interior": sorted(interior)})
 
     # -- expansions ---------------------------------------------------------------------------
-    def _box_point(self, box):
-        return tuple(box)
-
     def _series(self, point, direction, entry, order, base, around=False):
         """Coefficients of margin entry ``entry`` along ``point + t direction`` (None: broken).
 
