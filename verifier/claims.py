@@ -95,6 +95,9 @@ class Variable:
     #: the set the variable lies on when it is not a box (a simplex, a sphere, ...): a
     #: :class:`verifier.kinds.Kind`, whose membership joins the check's hypotheses
     domain: Any = None
+    #: the ends of [lo, hi] that are a search box rather than the statement's ("lo", "hi"): the
+    #: statement leaves them unbounded, so a proof on that box is narrower than the statement
+    cut: tuple[str, ...] = ()
 
     def __post_init__(self):
         if not self.name.isidentifier():
@@ -117,6 +120,10 @@ class Variable:
             raise ClaimDefinitionError(f"variable {self.name}: near={self.near!r} needs a radius")
         if (self.lower or self.upper) and self.shape:
             raise ClaimDefinitionError(f"variable {self.name}: lower/upper bound functions need a scalar")
+        object.__setattr__(self, "cut", tuple(self.cut))
+        for end in self.cut:
+            if end not in ("lo", "hi") or getattr(self, end) is None:
+                raise ClaimDefinitionError(f"variable {self.name}: cut={self.cut!r} names an end that is not set (use 'lo' or 'hi')")
 
     @property
     def depends_on(self) -> tuple[str, ...]:

@@ -83,7 +83,9 @@ def attempt(check: Check, budget: ProofBudget, deadline: float | None = None, sh
     except (MethodError, BoundedDomainError) as exc:
         return ProofAttempt(ProofStatus.ERROR, where, spec, seconds=time.monotonic() - start, time_limit=left, message=str(exc)), None
     r, d = proof.result, proof.details
-    common = dict(domain=where, spec=spec, method=d.method, seconds=time.monotonic() - start, time_limit=left)
+    common = dict(domain=where, spec=spec, method=d.method, seconds=time.monotonic() - start, time_limit=left,
+                  strategy=d.strategy, narrower=d.narrower, covers=d.covers, stuck=d.stuck.sentence() if d.stuck is not None else "",
+                  attempts=tuple(a.to_dict() for a in d.attempts), certificate=d.certificate)
     if r.verdict is Verdict.PROVED:
         also = also_proved(check, budget, start + left)
         common["seconds"] = time.monotonic() - start

@@ -124,6 +124,22 @@ class ProofAttempt:
     #: proved only because lhs and rhs are the same function at these sizes (an inequality
     #: whose lhs - rhs simplifies to 0): true, and worth nothing to a reader
     identical_sides: bool = False
+    #: the strategy of :data:`verifier.prove.STRATEGIES` whose answer this is ("exp-basis")
+    strategy: str = ""
+    #: set when the domain proved is narrower than the statement's: what the proof leaves out
+    #: ("x ∈ ℝ in the statement, x ∈ [-10000, 10000] proved")
+    narrower: str = ""
+    #: set when the proof covers the statement's wider domain too: that domain and how
+    #: ("x ∈ ℝ (exp-basis on it)")
+    covers: str = ""
+    #: for a proof that did not finish: where it is stuck (the undecided boxes' hull, the nearest
+    #: exact equality point found), one sentence
+    stuck: str = ""
+    #: every strategy's turn, as plain data ({"name", "outcome", "seconds", "reason"})
+    attempts: tuple = ()
+    #: what the proof rests on, for a checker smaller than the prover
+    #: (:class:`verifier.prove.certificate.ProofCertificate`; None: not recorded)
+    certificate: Any = None
 
 
 @dataclass(frozen=True)

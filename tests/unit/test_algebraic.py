@@ -157,7 +157,7 @@ def test_no_equality_point_where_the_claim_is_strictly_true():
 
 def test_the_touching_point_strategy_refutes_a_strict_claim_on_a_ray():
     """x^2 + 3y^2 > 2 sqrt(3) xy on [1, 2] x [-2, 2] fails exactly on the ray y = x / sqrt 3."""
-    from verifier.prove.touching import TouchingPointRefutation
+    from verifier.prove.refute_at_touch import TouchingPointRefutation
 
     class Budget:
         seconds, dps = 10.0, 50

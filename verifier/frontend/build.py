@@ -227,6 +227,8 @@ class _ModuleWriter:
         self.imports.add(factory)
         args = [repr(var.py)] + ([repr(var.size)] if var.kind == "vector" else [])
         args += [f"lo={_bound(var.lo)}", f"hi={_bound(var.hi)}"]
+        if var.boxed:  # the ends the statement leaves open: a proof on this box is narrower than it
+            args.append(f"cut={tuple(var.boxed)!r}")
         return f"{factory}({', '.join(args)})"
 
     def _set(self, sol: SetSolution) -> str:

@@ -30,6 +30,7 @@ along an equality face are left open at a small width -- never split forever.
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import itertools
 import os
@@ -48,7 +49,9 @@ from ..shrink import Shrinker
 from .domain import ProofBox
 from .judge import FaceFacts, judge_boxes
 from .problem import BoundedDomainError, BoxProblem, Coordinate, coordinates, holds
-from .result import Proof, ProofDetails, base_fields
+from .certificate import Leaf, ProofCertificate, Reduction, exact
+from .result import Proof, ProofDetails, Stuck, base_fields
+from .strategy import Budget, ProofStop, Strategy
 from .symbolic_face import vanishes_identically
 from .invariance import find_reduction
 
@@ -66,7 +69,7 @@ _runs = itertools.count()
 
 class BranchAndBound:
     def __init__(self, check: Check, domain: ProofBox, time_limit: float = 60.0, dps: int = 50, prec: int = 64, max_choices: int = 0,
-                 executor=None, max_boxes: int | None = None):
+                 executor=None, max_boxes: int | None = None, near: tuple = ()):
         self.check, self.domain, self.time_limit, self.dps = check, domain, time_limit, dps
         # a budget of work rather than time: rounds are fixed, so the same boxes are decided on any machine
         self.max_boxes = max_boxes
@@ -89,6 +92,16 @@ class BranchAndBound:
         self.undefined: dict[str, int] = {}  # why open boxes could not be evaluated, and how many
         self.reduction = None  # the claim's permutation symmetry and shift invariance, once sought
         self.symmetric_boxes = 0  # closed as permutations of boxes that remain
+        self.leaves: list[Leaf] = []  # every closed box and how, for the certificate
+        self.touching = 0  # boxes closed at an exact equality point
+        self.points: dict = {}  # the equality points those arguments used (coordinates), in order
+        self.sets: dict = {}  # the equality sets (diagonals) those arguments used, as text
+        self.regions: list = []  # (entry, region) proved around equality points: boxes inside them are closed
+        self._region_set: set = set()
+        self.region_boxes = 0  # boxes closed as lying inside such a region
+        #: the caller's near-ties in coordinates: leads the judges verify before any argument uses one
+        self.hinted: dict = dict.fromkeys(p for p in (self.problem.coordinates_of(q) for q in near) if p is not None)
+        self.known_points: dict = {}  # every equality point a judge verified (coordinates), in the order found
 
     @property
     def stopped_by_budget(self) -> bool:
@@ -117,6 +130,8 @@ class BranchAndBound:
             if not sought and self.examined >= BOXES_BEFORE_REDUCTION:
                 heap, facts = self._reduce(heap, facts, counter)
                 sought = True
+            if len(self.hinted) + len(self.known_points) != len(facts.points):
+                facts = dataclasses.replace(facts, points=tuple({**self.hinted, **self.known_points}))
             batch = [heapq.heappop(heap) for _ in range(min(ROUND_BOXES, len(heap)))]
             tasks = [(key, ref, self.domain, self.prec, self.max_choices, facts,
                       [(box, entries) for _, _, box, entries in batch[k:k + BATCH_BOXES]])
@@ -131,6 +146,8 @@ class BranchAndBound:
                         break
                 self.reductions += outcome.reductions
                 self.identities += outcome.identities
+                self._record(box, outcome.closed)
+                self.known_points.update(dict.fromkeys(outcome.points))
                 if outcome.kind == "proved":
                     self.proved_volume += self.problem.volume(box)
                     self.proved_boxes += 1
@@ -148,6 +165,8 @@ class BranchAndBound:
                         child = box[:j] + (half,) + box[j + 1:]
                         if self.reduction is not None and self.reduction.excludes(child):
                             self._close_by_symmetry(child)
+                            continue
+                        if self._inside_region(child, outcome.entries):
                             continue
                         weight = self.problem.volume(child) * (0.5 + outcome.undecided)
                         heapq.heappush(heap, (-weight, next(counter), child, outcome.entries))
@@ -167,17 +186,27 @@ class BranchAndBound:
                 how += f", {self.reductions} monotonicity reductions to faces"
             if self.identities:
                 how += f", {self.identities} of them onto faces where the margin vanishes identically (sympy)"
+            if self.touching:
+                arguments = sorted({leaf.hints["argument"] for leaf in self.leaves if leaf.method == "touching-point"})
+                how += f", {self.touching} boxes closed by expansions at exact points ({', '.join(ARGUMENTS.get(a, a) for a in arguments)})"
+                if self.region_boxes:
+                    how += f" and {self.region_boxes} more inside the regions so closed around equality points"
+                where = ([_points_text(self.check, self.problem, self.points)] if self.points else []) + list(self.sets)
+                if where:
+                    how += f"; the claim is an equality at {' and on '.join(where)}"
             if self.reduction is not None:
                 how += f"; on the domain reduced by the claim's invariance under {self.reduction.describe()}"
                 if self.symmetric_boxes:
-                    how += f", {self.symmetric_boxes} boxes closed as permutations of others"
+                    how += f", {self.symmetric_boxes} boxes closed as {'images' if self.reduction.half is not None else 'permutations'} of others"
             return Proof(
                 CheckResult(verdict=Verdict.PROVED, method="branch-and-bound", seconds=seconds, domain=where,
                             stop_reason=f"every box proved ({self.proved_boxes} boxes of {self.examined} examined)",
                             message=f"proved by branch and bound: {how}", **base),
-                ProofDetails(notes=notes, **details),
+                ProofDetails(notes=notes, stop=ProofStop.PROVED, certificate=self._certificate(), **details),
             )
-        why = ("box budget reached" if self._budget_spent() else "time limit reached") if remaining else "boxes left open"
+        stop = (ProofStop.BOX_BUDGET if self._budget_spent() else ProofStop.TIME_LIMIT) if remaining else ProofStop.BOXES_OPEN
+        why = {ProofStop.BOX_BUDGET: "box budget reached", ProofStop.TIME_LIMIT: "time limit reached"}.get(stop, "boxes left open")
+        stuck = self._stuck(heap)
         open_note = ""
         if self.open_boxes:
             open_note = f"; {len(self.open_boxes)} box(es) left open at the smallest width (margin not separable from 0 there)"
@@ -185,7 +214,8 @@ class BranchAndBound:
             CheckResult(verdict=Verdict.INCONCLUSIVE, method="none", seconds=seconds, domain=where,
                         stop_reason=why,
                         message=f"{100 * self.proved_volume:.4g}% of the domain's volume proved in {self.examined} boxes ({why}{open_note})", **base),
-            ProofDetails(notes=notes, **details),
+            ProofDetails(notes=notes + ((f"stuck: {stuck.sentence()}",) if stuck is not None else ()), stop=stop, stuck=stuck,
+                         **details),
         )
 
     def _face_facts(self) -> FaceFacts:
@@ -222,6 +252,116 @@ class BranchAndBound:
     def _close_by_symmetry(self, box) -> None:
         self.proved_volume += self.problem.volume(box)
         self.symmetric_boxes += 1
+        scaled = self.reduction is not None and self.reduction.scaled_away(box)
+        self.leaves.append(Leaf(self._box_dict(box), "scaled-image" if scaled else "symmetric-image",
+                                {"factor": 2, "degree": self.reduction.scaling} if scaled else {}))
+
+    # -- what the proof rests on ------------------------------------------------------------
+    def _box_dict(self, box) -> dict:
+        return {label: (exact(lo), exact(hi)) for label, (lo, hi) in zip(self._labels(), box)}
+
+    def _labels(self) -> list[str]:
+        labels = [c.label for c in self.problem.coords]
+        return labels if len(set(labels)) == len(labels) else [f"{x}#{k}" for k, x in enumerate(labels)]
+
+    def _inside_region(self, box, entries) -> bool:
+        """A box inside regions already proved for every entry it still has to decide: closed (the
+        region's own leaf covers it)."""
+        if not self.regions:
+            return False
+        for i in entries:
+            if not any(e == i and all(a <= lo and hi <= b for (a, b), (lo, hi) in zip(region, box)) for e, region in self.regions):
+                return False
+        self.proved_volume += self.problem.volume(box)
+        self.region_boxes += 1
+        return True
+
+    def _record(self, box, closed) -> None:
+        """The entries a judged box closed, as leaves of the certificate."""
+        for entry, method, hints in closed:
+            if "over" in hints:  # an argument over a region around an equality point: the region is the leaf
+                region = tuple((Fraction(lo), Fraction(hi)) for lo, hi in hints["over"])
+                if (entry, region) in self._region_set:
+                    continue
+                self._region_set.add((entry, region))
+                self.regions.append((entry, region))
+                box = region
+            hints = dict(hints) if entry is None else {"entry": entry, **hints}
+            if method == "touching-point":
+                self.touching += 1
+                if hints.get("equality") and hints.get("point"):
+                    self.points.setdefault(tuple(Fraction(q) for q in hints["point"]), True)
+                if "set" in hints:
+                    self.sets.setdefault(hints["set"], True)
+            self.leaves.append(Leaf(self._box_dict(box), method, hints))
+
+    def _certificate(self) -> ProofCertificate:
+        """The leaves (every box closed, in exact rationals, with its argument), the reductions
+        before them, and the equality points used: what a checker re-proves box by box."""
+        reductions = []
+        for var, m in zip(self.check.variables, self.problem.param.maps):
+            kind = var.domain.kind if var.domain is not None else None
+            if var.radius is not None:
+                reductions.append(Reduction("chart", f"{var.name} = {var.near + ' + ' if var.near else ''}{var.radius}\u00b7u with "
+                                            f"u in [-1, 1] entrywise: every value with the relation, and only those",
+                                            {"variable": var.name, "map": "relation"}))
+            elif kind is not None:
+                reductions.append(Reduction("chart", f"{var.name} on the {kind} set is written through its map "
+                                            f"({type(m).__name__.strip('_')}): the coordinates below cover the set",
+                                            {"variable": var.name, "kind": kind, "map": type(m).__name__.strip("_")}))
+        if self.problem.param.hypotheses:
+            reductions.append(Reduction("hypothesis", "a box on which a hypothesis is certainly false holds nothing to prove",
+                                        {"hypotheses": [h.text for h in self.problem.param.hypotheses]}))
+        if self.reduction is not None:
+            r = self.reduction
+            if r.keys:
+                reductions.append(Reduction("permutation", f"the claim is unchanged by {r.describe()}: only the sorted region is proved",
+                                            {"sorted": [self._labels()[k] for k in r.keys], "dimension": r.dim}))
+            if r.half is not None:
+                reductions.append(Reduction("scaling", f"the claim is homogeneous of degree {r.scaling} (sympy) and the root "
+                                            "box holds 0: a box inside the root halved about 0 is the image under x -> x/2^j of "
+                                            "points outside it, and m(0) = 0",
+                                            {"degree": r.scaling, "half": {label: [exact(lo), exact(hi)] for label, (lo, hi)
+                                                                           in zip(self._labels(), r.half)}}))
+            if r.shifted:
+                reductions.append(Reduction("shift", f"the claim is unchanged by shifts of {r.shift_label}: its first entry is fixed at 0",
+                                            {"shifted": [self._labels()[k] for k in r.shifted],
+                                             "bounds": [exact(b) for b in r.bounds]}))
+        return ProofCertificate(
+            method="branch-and-bound", dims=dict(self.domain.dims), domain=self.domain.to_dict(), reductions=tuple(reductions),
+            leaves=tuple(self.leaves), points=tuple({label: exact(q) for label, q in zip(self._labels(), point)} for point in self.points),
+            notes=(f"margin entries enclosed in ball arithmetic at {self.prec} bits; a leaf's box is in the coordinates "
+                   f"{', '.join(self._labels())}",))
+
+    def _reduced_point(self, q) -> bool:
+        return False
+
+    def _stuck(self, heap) -> Stuck | None:
+        """Where an unfinished proof is stuck: the hull of its open and queued boxes, and the
+        nearest equality point it found (else the tight faces it knows)."""
+        boxes = list(self.open_boxes) + [entry[2] for entry in heap]
+        if not boxes:
+            return None
+        labels = self._labels()
+        hull = {}
+        for j, label in enumerate(labels):
+            if not self.problem.active[j]:
+                continue
+            lo, hi = min(b[j][0] for b in boxes), max(b[j][1] for b in boxes)
+            hull[label] = (exact(lo), exact(hi))
+        volume = sum(self.problem.volume(b) for b in boxes)
+        nearest = None
+        seen = {q: True for q in self.known_points if not self._reduced_point(q)}
+        if seen:
+            centre = [(min(b[j][0] for b in boxes) + max(b[j][1] for b in boxes)) / 2 for j in range(len(labels))]
+            closest = min(seen, key=lambda q: sum(abs(float(a - c)) for a, c in zip(q, centre)))
+            inside = any(all(lo <= x <= hi for x, (lo, hi) in zip(closest, b)) for b in boxes)
+            nearest = _points_text(self.check, self.problem, {closest: True}) + (
+                " (exact; no argument closed the boxes around it)" if inside
+                else " (exact, outside the undecided boxes: they are stuck for another reason)")
+        elif self.tight_faces:
+            nearest = "; ".join(label for _, _, label, _ in self.tight_faces) + " (faces where the claim is an equality)"
+        return Stuck(hull, len(boxes), round(volume, 12), nearest)
 
     def _hypotheses_hold_on(self, box) -> bool:
         """True when every hypothesis is certain on the whole box (then no sub-box needs them).
@@ -270,7 +410,7 @@ class BranchAndBound:
             CheckResult(verdict=Verdict(self.check.claim.refuted_verdict), method=shrunk.certificate.method, counterexample=cx,
                         seconds=time.monotonic() - start, domain=self.domain.describe(self.check),
                         stop_reason=self.refute_reason, message=f"{self.refute_reason}; re-certified and shrunk", **base),
-            ProofDetails(notes=notes, **details),
+            ProofDetails(notes=notes, stop=ProofStop.REFUTED, **details),
         )
 
     # ------------------------------------------------------------------------------------
@@ -331,7 +471,7 @@ class BranchAndBound:
                 count = len(p.path_margins(face, 0)[0])
             except (ZeroDivisionError, ValueError, FunctionDomainError):
                 continue
-            entries = frozenset(i for i in range(count) if vanishes_identically(p, face, i))
+            entries = frozenset(i for i in range(count) if vanishes_identically(p, face, i, tolerant=True))
             if entries:
                 out.append((js, ends, entries))
         return out
@@ -346,6 +486,26 @@ class BranchAndBound:
                 if cert is not None:
                     return cert
         return None
+
+
+#: the touching-point arguments as a proof's message names them
+ARGUMENTS = {"from-point": "monotone from the point", "tangent-factor": "the tangent factored out", "convex": "convex from the point",
+             "normal-to-set": "the tangent factored out normal to an equality set"}
+
+
+def _points_text(check: Check, problem, points) -> str:
+    """The equality points as the claim's variables: ``x = 0``, ``(x, p) = (0, 1)``."""
+    shown = []
+    for point in list(points)[:3]:
+        data = problem.exact_point(list(point))
+        bits = []
+        for var in check.variables:
+            value = np.asarray(data[var.name], dtype=object).reshape(-1)
+            text = ", ".join(str(Fraction(int(v.p), int(v.q))) if hasattr(v, "p") else str(v) for v in value)
+            bits.append(f"{var.name} = {text if value.size == 1 else '(' + text + ')'}")
+        shown.append(", ".join(bits))
+    more = f" and {len(points) - 3} more" if len(points) > 3 else ""
+    return "; ".join(shown) + more
 
 
 def _dyadic(q: Fraction) -> Fraction:
@@ -364,4 +524,43 @@ def _face_label(check: Check, coord: Coordinate, end: Fraction) -> str:
     return f"{name} = {centre}{sign}{scale if end > 0 else scale.lstrip('-')}{var.radius}" if end != 0 else f"{name} = {var.near + '_' + idx if var.near else 0}"
 
 
-__all__ = ["BranchAndBound", "BoundedDomainError", "coordinates"]
+def needs_box(check: Check, domain: ProofBox) -> str | None:
+    """Why branch and bound cannot run on ``domain`` (an unbounded variable, a set it has no chart
+    for), or None."""
+    unbounded = [k for k, b in domain.boxes.items() if b is None]
+    if unbounded:
+        return f"needs a bounded box for {', '.join(unbounded)}: give --box NAME=LO:HI or --box LO:HI"
+    try:
+        coordinates(check, domain)
+    except BoundedDomainError as exc:
+        return str(exc)
+    return None
+
+
+class BranchAndBoundStrategy(Strategy):
+    """Branch and bound in ball arithmetic on a bounded box: :class:`BranchAndBound`.
+
+    ``boxes``: a cap on the boxes of this turn (the *probe*: a few boxes that settle the easy
+    claims before the z3 strategies for exp, which may take seconds)."""
+
+    def __init__(self, name: str = "branch-and-bound", boxes: int | None = None, summary: str = ""):
+        self.name, self.boxes = name, boxes
+        self.summary = summary or "rigorous ball arithmetic on a bounded box: enclosures, monotonicity, touching points"
+
+    def applies(self, check: Check, domain: ProofBox) -> str | None:
+        return needs_box(check, domain)
+
+    def attempt(self, check: Check, domain: ProofBox, budget: Budget) -> Proof | None:
+        boxes = budget.max_boxes
+        if self.boxes is not None:
+            boxes = self.boxes if boxes is None else min(self.boxes, boxes)
+        return BranchAndBound(check, domain, budget.seconds, budget.dps, executor=budget.executor, max_boxes=boxes,
+                              near=budget.near).run()
+
+    def refusal(self, check: Check, reason: str) -> Exception:
+        if reason.startswith("needs a bounded box"):
+            return BoundedDomainError(f"{check.label} needs branch and bound (it uses exp, log or sqrt), which {reason}")
+        return BoundedDomainError(reason)
+
+
+__all__ = ["BranchAndBound", "BranchAndBoundStrategy", "BoundedDomainError", "coordinates", "needs_box"]

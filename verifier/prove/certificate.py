@@ -33,21 +33,55 @@ class Leaf:
     """One closed box of a branch and bound, and why it is closed.
 
     ``box``: coordinate name -> (lo, hi), exact rationals as strings, in the coordinates of the
-    proof (after the reductions of the certificate).  ``method`` says which argument closed it:
+    proof (after the reductions of the certificate; the names are the coordinates' labels, listed
+    in the certificate's notes).  ``hints["entry"]``: which entry of the margin (an elementwise
+    part has several; 0 for a claim with one) the leaf closes; absent when it closes every entry
+    (``hypothesis-fails``, the images).  ``method`` says which argument closed it:
 
-    * ``enclosure``: the margin's enclosure on the box is >= 0 (> 0 for a strict claim);
-    * ``hypothesis-fails``: some hypothesis is certainly false on the whole box (``hints``:
-      which one);
-    * ``monotone``: the margin is monotone in one coordinate on the box, so the box reduces to a
-      face (``hints``: coordinate, direction, the face);
-    * ``touching-point``: the box contains an exact equality point; the margin is >= 0 by the
-      argument named in ``hints["argument"]`` (``tangent-factor``, ``convex``, ``monotone-from-point``,
-      with the point as exact numbers);
+    * ``enclosure``: the entry's enclosure on the box is >= 0 (> 0 for a strict claim).
+      ``hints["form"]``: ``centred`` (the value at the centre plus the gradient enclosed over the
+      box times the half-widths, intersected with the plain interval evaluation), ``stretched``
+      (the same over the box stretched to the anchor u = 0 of a relation-bound variable),
+      ``anchored`` (the mean-value form anchored at u = 0) or ``second-order`` (the value and
+      gradient at the exact centre ``hints["centre"]``, the Hessian enclosed over the box times
+      the squared half-widths); ``hints["prec"]``: the bits of the balls;
+    * ``hypothesis-fails``: the hypothesis ``hints["condition"]`` (an index into the certificate's
+      ``hypothesis`` reduction's list, then the maps' constraints) is certainly false on the box;
+    * ``monotone``: the entry's gradient has a certain sign in some coordinates on the box, so its
+      least value on the box is on the face ``hints["face"]`` (a box: [lo, hi] per coordinate, in
+      order); there it is closed by ``hints["then"]``: ``enclosure`` or ``face-identity`` (the
+      entry vanishes identically on that face: sympy);
+    * ``touching-point``: an argument anchored at the exact point ``hints["point"]`` (one exact
+      rational per coordinate), where the entry is exactly 0 when ``hints["equality"]`` (else
+      certainly > 0); ``hints["argument"]`` is one of
+
+      - ``from-point``: every coordinate's gradient enclosed over the box points away from the
+        point (mean-value theorem); with ``hints["substitution"]`` ("coordinate j = s^q") the box's
+        coordinate j is written as s^q, s in ``hints["s"]``, and the gradient in s is >= 0;
+      - ``tangent-factor``: one active coordinate ``hints["coordinate"]``; the Taylor coefficients
+        at the point below ``hints["order"]`` (k) are exactly 0, and h(t) = c_k + c_(k+1) t +
+        c_(k+2)(box) t^2 lies in ``hints["h"]`` (its ends), of the sign of t^k on the box;
+      - ``convex``: the gradient at the point is 0 in the coordinates ``hints["interior"]`` and
+        points into the box in ``hints["inward"]``; the Hessian enclosed over the box passes the
+        Gershgorin test with the inward first-order terms absorbing its mixed entries;
+      - ``normal-to-set``: no point; the entry and its derivatives below ``hints["order"]`` along
+        ``hints["direction"]`` vanish identically on the set ``hints["set"]`` (a diagonal
+        x_i = x_j: sympy), and h as above, from the box's projections onto the set, keeps the sign;
+
+      ``hints["over"]``: when present, the argument was made over that region (a box around the
+      point holding this one) and the leaf's ``box`` *is* that region: boxes inside it are
+      covered by it and have no leaf of their own;
     * ``face-identity``: the margin vanishes identically on a face the box reduces to;
-    * ``symmetric-image``: the box is the image of another under the certificate's invariance.
+    * ``symmetric-image``: the box is the image of another under the certificate's
+      ``permutation`` reduction (no point of it is sorted);
+    * ``scaled-image``: the box lies in the root box halved about 0 and the claim is homogeneous
+      of degree ``hints["degree"]`` (the ``scaling`` reduction): each of its points is 2^-j times a
+      point of the shell the other leaves cover.
 
-    ``hints``: what a kernel check needs to go through without search (Coq Interval's bisection
-    depth and Taylor degree, the face, the point, ...).
+    Coq's ``interval`` re-checks an ``enclosure`` leaf with ``i_bisect`` over the box and
+    ``i_taylor`` of degree 1 (``centred``) or 2 (``second-order``); the ``touching-point``
+    arguments need their Taylor coefficients (``i_taylor`` at degree ``order + 2``) and, where
+    ``equality``, the exact vanishing of the lower ones (``field``/``ring``, or a rewriting).
     """
 
     box: Mapping[str, tuple[str, str]]
@@ -61,8 +95,16 @@ class Reduction:
 
     ``kind``: ``permutation`` | ``shift`` | ``scaling`` | ``chart`` | ``substitution`` |
     ``hypothesis``.  ``statement``: one sentence a reader can check.  ``data``: what a checker
-    needs to re-derive it (the permutations as index lists, the chart's map as sympy ``srepr``
-    text, the substitution and its inverse, ...).
+    needs to re-derive it:
+
+    * ``permutation``: ``{"sorted": [coordinate labels kept in order], "dimension": name}``;
+    * ``shift``: ``{"shifted": [labels], "bounds": [lo, hi]}`` (the first is fixed at 0);
+    * ``scaling``: ``{"degree": k, "half": {label: [lo, hi]}}`` (the root halved about 0);
+    * ``chart``: ``{"variable": name, "kind": set kind, "map": the map's class}``, or
+      ``{"variable", "map": "relation"}`` for b = near + radius u;
+    * ``hypothesis``: ``{"hypotheses": [texts]}`` (the conditions a ``hypothesis-fails`` leaf indexes);
+    * ``substitution`` (SMT in an exponential basis or with exp abstracted): ``{"y": {name:
+      "exp(x/q)"}}`` or ``{"exponents": [...], "unknowns": [...]}``.
     """
 
     kind: str
@@ -76,11 +118,15 @@ class ProofCertificate:
 
     ``method``: the strategy that proved it.  ``dims``: the sizes proved.  ``domain``: the
     proof domain as :meth:`verifier.prove.domain.ProofBox.to_dict` writes it.  Exactly the fields
-    the strategy can fill are set: ``leaves`` (branch and bound), ``sos`` (a sum-of-squares /
+    the strategy can fill are set: ``leaves`` (branch and bound: every leaf box and its
+    argument; together with the reductions they cover the domain), ``sos`` (a sum-of-squares /
     Positivstellensatz identity: ``{"variables": [...], "margin": "...", "terms": [...]}`` with
-    exact rational coefficients), ``smt`` (the formula z3 refuted, as SMT-LIB 2 text, for a
-    checker that re-derives a certificate of its own), ``identity`` (the rewriting that shows
-    lhs - rhs = 0), ``points`` (exact equality points the argument used).
+    exact rational coefficients), ``smt`` (the formulas z3 found unsatisfiable, as SMT-LIB 2
+    text, one after another, for a checker that re-derives a certificate of its own: in the
+    exponential basis and with exp abstracted every operand's formula; the plain SMT strategy
+    does not record its formula yet, and says so in ``notes``), ``identity`` (the rewriting that
+    shows lhs - rhs = 0: ``"<difference> = 0 by <rewriting>"``), ``points`` (the exact equality
+    points the arguments used, coordinate label -> exact rational).
     """
 
     method: str

@@ -36,7 +36,9 @@ from ..contexts import BallContext, SymbolicContext
 from ..results import CheckResult, Verdict
 from .domain import ProofBox
 from .parametrisation import Parametrisation
+from .certificate import ProofCertificate
 from .result import Proof, ProofDetails, base_fields
+from .strategy import Budget, ProofStop, Strategy
 
 SYMBOLIC = SymbolicContext()
 #: exact points at which the margin must vanish before sympy is asked
@@ -141,7 +143,7 @@ def identity_rewriting(check: Check, domain: ProofBox) -> Rewriting | None:
     param = Parametrisation(check, domain, smt=True)
     if not vanishes_numerically(check, param, domain.dims, np.random.default_rng(0)):
         return None
-    symbols = _symbols(param)
+    symbols = coordinate_symbols(param)
     shown, hows = None, []
     for choice in _pieces(param):
         try:
@@ -161,7 +163,7 @@ def identity_rewriting(check: Check, domain: ProofBox) -> Rewriting | None:
     return Rewriting(shown or "0", how)
 
 
-def _symbols(param: Parametrisation) -> list:
+def coordinate_symbols(param: Parametrisation) -> list:
     """One real symbol per coordinate, named after it; two coordinates never share a symbol
     (``a_1,1`` and the entry 1 of a variable ``a_1`` would both read ``a_1_1``)."""
     names = [c.label.replace("[", "_").replace("]", "").replace(",", "_") for c in param.coords]
@@ -200,7 +202,7 @@ def _closing_rewriting(e) -> str | None:
 def _sides_constant(check: Check, domain: ProofBox) -> bool:
     """Both sides are constants at these sizes (softmax of one entry is 1): they depend on no coordinate."""
     param = Parametrisation(check, domain, smt=True)
-    symbols = _symbols(param)
+    symbols = coordinate_symbols(param)
     v = None
     try:
         for choice in _pieces(param):
@@ -246,8 +248,28 @@ def prove_identity(check: Check, domain: ProofBox, time_limit: float = 60.0, dps
         CheckResult(verdict=Verdict.PROVED, method="identity", seconds=time.monotonic() - start, domain=domain.describe(check),
                     stop_reason=f"lhs \u2212 rhs simplifies to 0: {kind}",
                     message=f"proved (identity): {rewriting.sentence()}", **base_fields(check, dps)),
-        ProofDetails(method="identity", domain=domain.to_dict(), time_limit=time_limit),
+        ProofDetails(method="identity", domain=domain.to_dict(), time_limit=time_limit, stop=ProofStop.PROVED,
+                     certificate=ProofCertificate(method="identity", dims=dict(domain.dims), domain=domain.to_dict(),
+                                                  identity=f"{rewriting.difference} = 0 by {rewriting.how}")),
     )
 
 
-__all__ = ["Rewriting", "degenerate", "differences", "identity_rewriting", "prove_identity", "vanishes_numerically"]
+class Identity(Strategy):
+    """lhs - rhs rewritten to 0 by sympy, the sets written through their maps."""
+
+    name = "identity"
+    summary = "lhs \u2212 rhs simplifies to 0 (sympy): an identity, or an inequality whose sides are the same function"
+
+    def applies(self, check: Check, domain: ProofBox) -> str | None:
+        if check.strict:
+            return "the claim is strict: sides that coincide would make it false, which a counterexample shows"
+        return None
+
+    def attempt(self, check: Check, domain: ProofBox, budget: Budget) -> Proof | None:
+        return prove_identity(check, domain, budget.seconds, budget.dps)
+
+    def undecided(self, check: Check, domain: ProofBox) -> str:
+        return "lhs \u2212 rhs does not vanish at sampled points, or sympy does not simplify it to 0"
+
+
+__all__ = ["Identity", "Rewriting", "coordinate_symbols", "degenerate", "differences", "identity_rewriting", "prove_identity", "vanishes_numerically"]

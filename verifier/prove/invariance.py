@@ -55,10 +55,22 @@ class Reduction:
     bounds: tuple[Fraction, Fraction] | None = None  # their interval in the claim's domain
     label: str = ""  # the variable sorted, and the one shifted, for the proof's message
     shift_label: str = ""
+    #: the degree k when the claim is homogeneous (m(t x) = t^k m(x), t > 0, hypotheses too) and the
+    #: root box holds 0: every box inside ``half`` (the root halved about 0) is the image of boxes
+    #: outside it, so only the shell between them is proved
+    scaling: int | None = None
+    half: tuple | None = None
 
     def excludes(self, box) -> bool:
-        """True when no point of ``box`` has its keys sorted (a permutation of it is proved instead)."""
-        return any(box[k][0] >= box[l][1] for k, l in zip(self.keys, self.keys[1:]))
+        """True when no point of ``box`` has its keys sorted (a permutation of it is proved instead),
+        or when ``box`` lies in the half of the root about 0 of a homogeneous claim (its points are
+        scaled images of points outside it)."""
+        if any(box[k][0] >= box[l][1] for k, l in zip(self.keys, self.keys[1:])):
+            return True
+        return self.scaled_away(box)
+
+    def scaled_away(self, box) -> bool:
+        return self.half is not None and all(a <= lo and hi <= b for (lo, hi), (a, b) in zip(box, self.half))
 
     def root(self, root) -> list:
         """The reduced root box: the first shifted coordinate at 0, the others their differences from it."""
@@ -91,6 +103,8 @@ class Reduction:
             bits.append(f"permutations of the indices of {self.dim} ({self.label} sorted)")
         if self.shifted:
             bits.append(f"shifts of every entry of {self.shift_label} ({self.shift_label}_1 = 0)")
+        if self.half is not None:
+            bits.append(f"scaling (homogeneous of degree {self.scaling}: the root box halved about 0 is the image of the rest)")
         return " and ".join(bits) + " (exact: sympy)"
 
 
@@ -105,9 +119,10 @@ def find_reduction(problem: BoxProblem) -> Reduction | None:
         expressions = _expressions(problem)
         shift = _shift(problem, expressions)
         symmetry = _symmetry(problem, expressions, prefer=shift[1] if shift else None)
+        scaling = _scaling(problem, expressions) if shift is None else None
     except Exception:  # noqa: BLE001 -- whatever sympy cannot build, no invariance is claimed from it
         return None
-    if shift is None and symmetry is None:
+    if shift is None and symmetry is None and scaling is None:
         return None
     out = Reduction()
     if symmetry is not None:
@@ -116,7 +131,58 @@ def find_reduction(problem: BoxProblem) -> Reduction | None:
     if shift is not None:
         coords, name = shift
         out = Reduction(out.keys, out.dim, coords, problem.root[coords[0]], out.label, name)
+    if scaling is not None:
+        half = tuple((lo / 2, hi / 2) for lo, hi in problem.root)
+        out = Reduction(out.keys, out.dim, out.shifted, out.bounds, out.label, out.shift_label, scaling, half)
     return out
+
+
+def _scaling(problem: BoxProblem, expressions) -> int | None:
+    """k when every margin entry is homogeneous of degree k >= 1 and every hypothesis of some degree
+    in all the coordinates, each coordinate ranging over an interval that holds 0 (a non-strict claim:
+    m(0) = 0 holds it at the apex)."""
+    if problem.check.strict or any(c.unit or c.role != "entry" for c in problem.coords):
+        return None
+    if any(not (lo <= 0 <= hi) for lo, hi in problem.root) or not any(problem.active):
+        return None
+    symbols, hypotheses, margins = expressions
+    scale = sympy.Symbol("scale", positive=True)
+    moved = {s: scale * s for s in symbols}
+    for h in hypotheses:
+        if scaling_degree(h, h.xreplace(moved), scale) is None:
+            return None
+    degrees = {scaling_degree(m, m.xreplace(moved), scale) for m in margins}
+    degrees.discard("any")
+    if len(degrees) != 1 or None in degrees:
+        return None
+    k = degrees.pop()
+    return k if k >= 1 else None
+
+
+def scaling_degree(plain, scaled, scale):
+    """k with ``scaled = scale^k plain`` (sympy shows it), "any" for plain = 0, else None."""
+    plain, scaled = sympy.sympify(plain), sympy.sympify(scaled)
+    if plain == 0:
+        return "any" if scaled == 0 else None
+    try:
+        ratio = sympy.simplify(scaled / plain)
+    except (TypeError, ValueError, RecursionError, NotImplementedError):
+        return None
+    if ratio.free_symbols - {scale}:
+        return None
+    k = None
+    if ratio == 1:
+        k = 0
+    elif ratio == scale:
+        k = 1
+    elif ratio.is_Pow and ratio.base == scale and ratio.exp.is_Integer:
+        k = int(ratio.exp)
+    if k is None:
+        return None
+    try:
+        return k if sympy.simplify(scaled - scale**k * plain) == 0 else None
+    except (TypeError, ValueError, RecursionError, NotImplementedError):
+        return None
 
 
 # ---------------------------------------------------------------------------------- search

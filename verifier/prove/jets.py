@@ -209,6 +209,8 @@ class Jet:
         out = self
         for _ in range(k - 1):
             out = out * self
+        if k > 1 and out.origin is None:
+            out.origin = ("power", self, k)  # for (b^k)^p = b^(k p): see JetContext._power_of_power
         return out
 
     def apply(self, name, f, df_box):
@@ -272,7 +274,7 @@ def _terms(x):
 def _add(a, b):
     if a.g is None and b.g is None:
         return Jet(a.v + b.v, a.c + b.c, None, a.f)
-    out = Jet(a.v + b.v, a.c + b.c, tuple(x + y for x, y in zip(_zeros(a, b), _zeros(b, a))), a.f, ("sum", _terms(a) + _terms(b)))
+    out = Jet(a.v + b.v, a.c + b.c, tuple(_plus(x, y) for x, y in zip(_zeros(a, b), _zeros(b, a))), a.f, ("sum", _terms(a) + _terms(b)))
     common = _common_base(a, b)
     if common is not None:
         # c B + d B = (c + d) B: when B is wide (exp(a) over a long a-interval) and
@@ -311,14 +313,44 @@ def _exp_ratio(big, small):
     return _linear_gap(x, y).apply("exp", arb.exp, arb.exp)
 
 
+def _nonpositive(x: arb) -> arb:
+    """x cut to <= 0, its upper end exactly 0 where it reached past it (a ball known to be <= 0)."""
+    return x if x <= 0 or not x.is_finite() else -(-x).nonnegative_part()
+
+
+def _plus(x: arb, y: arb) -> arb:
+    """x + y, exact when either is exactly 0 (a ball sum rounds its radius up, and a slope that is
+    exactly <= 0 would reach past 0 by an ulp)."""
+    if y.is_zero():
+        return x
+    if x.is_zero():
+        return y
+    return x + y
+
+
 def _times(x: arb, y: arb) -> arb:
     """x * y by interval endpoints: a ball product loses positivity on wide positive balls."""
     if x.rad() == 0 or y.rad() == 0:
-        return x * y
-    xl, xu, yl, yu = x.lower(), x.upper(), y.lower(), y.upper()
-    out = xl * yl
-    for p in (xl * yu, xu * yl, xu * yu):
-        out = out.union(p)
+        exact, other = (x, y) if x.rad() == 0 else (y, x)
+        # a ball times 1 would round its radius up, moving an end at 0 past it (an unknown
+        # slope, nan, stays unknown: times 0 too)
+        if exact == 1 and other.is_finite():
+            return other
+        if exact == -1 and other.is_finite():
+            return -other
+        out = x * y
+    else:
+        xl, xu, yl, yu = x.lower(), x.upper(), y.lower(), y.upper()
+        out = xl * yl
+        for p in (xl * yu, xu * yl, xu * yu):
+            out = out.union(p)
+    # the sign the factors fix survives the rounding of the radius
+    if out >= 0 or out <= 0 or not out.is_finite():
+        return out
+    if (x >= 0 and y >= 0) or (x <= 0 and y <= 0):
+        return out.nonnegative_part()
+    if (x >= 0 and y <= 0) or (x <= 0 and y >= 0):
+        return _nonpositive(out)
     return out
 
 
@@ -334,7 +366,7 @@ def _mul(a, b):
     value = _square(a.v) if a is b else _times(a.v, b.v)
     if a.g is None and b.g is None:
         return Jet(value, a.c * b.c, None, a.f)
-    out = Jet(value, a.c * b.c, tuple(_times(b.v, x) + _times(a.v, y) for x, y in zip(_zeros(a, b), _zeros(b, a))), a.f)
+    out = Jet(value, a.c * b.c, tuple(_plus(_times(b.v, x), _times(a.v, y)) for x, y in zip(_zeros(a, b), _zeros(b, a))), a.f)
     out.factors = ((b, a), (a, b))
     return out
 
@@ -501,7 +533,9 @@ class JetContext(BallContext):
         if self.frame.radii[i] is not None:
             g[i] = arb(1)
         mid = (Fraction(lo) + Fraction(hi)) / 2
-        return Jet(interval_ball(lo, hi), _ball(mid), tuple(g), self.frame)
+        # the exact ends ride along: a ball's radius is rounded up, so [1/2, 1] reaches past 1 and
+        # log x <= 0 there could not be seen from the ball alone
+        return Jet(interval_ball(lo, hi), _ball(mid), tuple(g), self.frame, ("coordinate", i, Fraction(lo), Fraction(hi)))
 
     def release(self) -> list:
         """Let go of what this context holds once a box is evaluated; returns ``undecided``.
@@ -596,6 +630,8 @@ class JetContext(BallContext):
         return self._apply(lambda j: self.frame.cached((row.name, id(j)), lambda: self._new_jet(row, j), j), x, reuse=False)
 
     def _new_jet(self, row, j):
+        if row.name == "sqrt" and j.origin is not None and j.origin[0] == "power":  # sqrt(s^2) = s for s >= 0
+            return self._power_real(j, Fraction(1, 2))
         form = self._one(row)  # the ball form: raises FunctionDomainError where the whole box is outside the domain
         e = j.enclosure()
         if row.domain is not None and not self._inside(row.domain, e):
@@ -669,11 +705,24 @@ class JetContext(BallContext):
         g = None
         if a.g is not None or p.g is not None:
             if inside and bool(ea > 0):
-                dx, dp = POWER.derivative(self.scalars, ea, ep)
-                g = tuple(_times(dx, x) + _times(dp, y) for x, y in zip(_zeros(a, p), _zeros(p, a)))
+                dx, dp = _power_slopes(ea, ep, value, exact_range(a))
+            elif positive:
+                dx, dp = _power_slopes_from_zero(top, ep, exact_range(a), exact_range(p))
             else:
-                g = tuple(arb.nan() for _ in (a.g or p.g))
+                dx = dp = arb.nan()
+            g = tuple(_plus(_times(dx, x), _times(dp, y)) for x, y in zip(_zeros(a, p), _zeros(p, a)))
         return Jet(value, centre, g, self.frame)
+
+    def _power_real(self, a, q: Fraction):
+        """a^q for a rational q; (b^k)^q = b^(k q) for b >= 0 when a was built as b^k (x = s^2 makes
+        sqrt(x) = s, smooth at 0 where sqrt is not)."""
+        a = self._convert(a)
+        if a.origin is not None and a.origin[0] == "power" and a.origin[1].enclosure() >= 0:
+            base, exponent = a.origin[1], q * a.origin[2]
+            if exponent.denominator == 1:
+                return self._power_int(base, int(exponent))
+            return self._power2(base, Jet.const(exponent, self.frame))
+        return self._power2(a, Jet.const(q, self.frame))
 
     # -- what the hypotheses say about the box ---------------------------------------------
     def assume(self, hypotheses) -> None:
@@ -723,6 +772,60 @@ class JetContext(BallContext):
             return (all(self._implied(t, False, depth - 1) for t in terms)
                     and (not strict or any(self._implied(t, True, depth - 1) for t in terms)))
         return any(self._implied(base, strict, depth - 1) and self._implied(coef, strict, depth - 1) for base, coef in j.factors)
+
+
+def exact_range(j: Jet) -> tuple[Fraction, Fraction] | None:
+    """The exact interval of a coordinate's Jet, or of an exact constant; None for anything else."""
+    if j.origin is not None and j.origin[0] == "coordinate":
+        return j.origin[2], j.origin[3]
+    if j.g is None and j.v.is_exact():
+        man, exp = j.v.mid().man_exp()
+        q = Fraction(int(man)) * Fraction(2) ** int(exp)
+        return q, q
+    return None
+
+
+def _power_slopes(ea: arb, ep: arb, value: arb, exact=None):
+    """(d/dx, d/dp) of x^p for x in ea > 0, p in ep: p x^(p-1) and x^p log x, each kept to the sign
+    it certainly has (log x <= 0 for x <= 1: at x = 1 a ball's rounding must not make it positive).
+    ``exact``: x's exact interval where known."""
+    dx, _ = POWER.derivative(_BALLS.scalars, ea, ep)
+    log = ea.lower().log().union(ea.upper().log())  # log is increasing: its values at the ends
+    dp = _times(value, log)
+    lo, hi = exact if exact is not None else (None, None)
+    if ea.upper() <= 1 or (hi is not None and hi <= 1):
+        dp = _nonpositive(dp)
+    elif (ea.lower() >= 1 or (lo is not None and lo >= 1)) and dp.is_finite() and not dp >= 0:
+        dp = dp.nonnegative_part()
+    if ep >= 0 and dx.is_finite() and not dx >= 0:
+        dx = dx.nonnegative_part()
+    elif ep <= 0:
+        dx = _nonpositive(dx)
+    return dx, dp
+
+
+def _power_slopes_from_zero(top: arb, ep: arb, exact_x=None, exact_p=None):
+    """(d/dx, d/dp) of x^p enclosed for x in [0, top], p in ep > 0 (where the box reaches x = 0).
+
+    d/dx = p x^(p-1) is bounded only for p >= 1: x^(p-1) lies in [0, max(1, top)^(p-1)] (0^0 = 1, the
+    slope of x^1).  d/dp = x^p log x is bounded for p > 0: on (0, 1] it is least at x = e^(-1/p),
+    -1/(e p), and it is 0 at 0 and 1; beyond 1 it grows, to top^p log top.
+    """
+    lo_p, hi_p = ep.lower(), ep.upper()
+    if exact_p is not None:  # the exponent's exact ends (a ball's lower end of [1, 2] lies below 1)
+        lo_p, hi_p = _ball(exact_p[0]), _ball(exact_p[1])
+    if exact_x is not None:
+        top = _ball(exact_x[1])
+    if lo_p >= 1:
+        # x^(p-1) <= top^(p-1): at most top^(lo_p - 1) when top <= 1, top^(hi_p - 1) beyond
+        reach = (top ** (lo_p - 1) if lo_p > 1 else arb(1)) if top <= 1 else top ** (hi_p - 1)
+        dx = _times(ep, arb(0).union(reach.upper()).nonnegative_part()).nonnegative_part()
+    else:
+        dx = arb.nan()
+    low = -1 / (arb.const_e() * lo_p)
+    if top <= 1:
+        return dx, _nonpositive(low.lower().union(arb(0)))
+    return dx, low.lower().union(((top ** hi_p) * top.log()).upper())
 
 
 def _lower_parts(h):
@@ -788,4 +891,8 @@ class PartlyDefined(FunctionDomainError):
         self.guides = (guide,) if guide is not None else ()
 
 
-__all__ = ["Jet", "JetContext", "PartlyDefined", "interval_ball"]
+#: products of balls by their ends, keeping the sign the factors fix (for other enclosures than Jets)
+interval_product = _times
+interval_square = _square
+
+__all__ = ["Jet", "JetContext", "PartlyDefined", "exact_range", "interval_ball", "interval_product", "interval_square"]

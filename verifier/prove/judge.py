@@ -27,10 +27,14 @@ from ..runner import registered_check
 from .domain import ProofBox
 from .problem import BoxProblem, fails, holds
 from .symbolic_face import vanishes_identically
+from .touching import TouchingArguments
 
 #: a box this thin (relative) across an equality face it touches is left open: enclosures
 #: cannot separate the margin from 0 there, so splitting further would only spin
 FACE_WIDTH = Fraction(1, 2**6)
+#: ... unless arguments at its touching points may still close it (a non-strict claim): those get
+#: twelve more halvings (a Taylor remainder shrinks with the box; 1/64 of [0, 10^4] is 156 wide)
+TOUCHING_FACE_WIDTH = FACE_WIDTH / 2**12
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,10 @@ class FaceFacts:
     tight: tuple = ()  # (coordinates, their ends, label) of each equality face
     closed: tuple = ()  # (coordinates, their ends, entries that vanish identically there)
     root: tuple | None = None  # the root box reduced by an invariance of the claim (None: the domain's own)
+    #: exact equality points found so far (coordinates), each verified by a judge: an argument anchored
+    #: at one closes the boxes around it, not only the box that holds it.  Updated between rounds, so
+    #: every box of a round is judged with the same points whatever process judges it
+    points: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -54,6 +62,11 @@ class Outcome:
     open_face: str | None = None  # the equality face an open box lies along
     candidate: tuple | None = None  # an exact point where the margin is certainly negative
     undefined: str | None = None  # why an open box could not be evaluated (a function undefined on part of it)
+    #: how entries closed on this box, for the certificate: (entry or None for all, method, hints)
+    #: with method enclosure | hypothesis-fails | monotone | touching-point (:class:`.certificate.Leaf`)
+    closed: tuple = ()
+    #: exact equality points the judge verified while judging this box (coordinates), closed or not
+    points: tuple = ()
 
 
 class BoxJudge:
@@ -65,6 +78,15 @@ class BoxJudge:
         self.hyp_strict = self.problem.condition_strict
         self.max_choices = max_choices
         self.facts = facts
+        self.touching = TouchingArguments(self.problem, self.strict)
+        self.touching.known = facts.points
+
+    def set_facts(self, facts: FaceFacts) -> None:
+        """Judge with ``facts`` from now on (the coordinator's, as of this round)."""
+        if facts.root is not None and facts.root != self.facts.root:
+            self.problem.set_root(facts.root)
+        self.facts = facts
+        self.touching.known = facts.points
 
     def judge(self, box, entries) -> Outcome:
         p = self.problem
@@ -73,9 +95,9 @@ class BoxJudge:
             if not self.facts.hypotheses_hold:
                 ctx, values = p.jets(box)
                 hyps = p.hypotheses(ctx, p.data(ctx, values))
-                for h, strict in zip(hyps, self.hyp_strict):
-                    if fails(h.enclosure(), strict):
-                        return Outcome("proved")  # no point of this box satisfies the hypotheses
+                for k, (h, strict) in enumerate(zip(hyps, self.hyp_strict)):
+                    if fails(h.enclosure(), strict):  # no point of this box satisfies the hypotheses
+                        return Outcome("proved", closed=((None, "hypothesis-fails", {"condition": k}),))
             # with relation-bound variables, the box stretched to their anchor serves for both
             # the anchored enclosure and (a little wider) the plain one: one evaluation fewer
             anchored = p.anchored(box, self.max_choices)
@@ -91,15 +113,17 @@ class BoxJudge:
         if entries is None:
             entries = tuple(range(len(paths[0])))
         hyps_at_centre = self.facts.hypotheses_hold or all(holds(h.c, s) for h, s in zip(hyps, self.hyp_strict))
-        remaining, worst, candidate, reductions, identities = [], [], None, 0, 0
+        remaining, worst, candidate, reductions, identities, closed = [], [], None, 0, 0, []
         # monotonicity is a property of this box alone: the stretched box's gradients mix the
         # pieces on both sides of the anchor
         plain = paths if around == box else None
         for i in entries:
             jets = [pm[i] for pm in paths]
             if all(holds(m.enclosure(), self.strict) for m in jets):
+                closed.append((i, "enclosure", {"form": "centred" if around == box else "stretched", "prec": p.prec}))
                 continue
             if anchored is not None and holds(anchored[i], self.strict):
+                closed.append((i, "enclosure", {"form": "anchored", "prec": p.prec}))
                 continue
             if plain is None:
                 try:
@@ -115,21 +139,41 @@ class BoxJudge:
                     candidate = tuple(p.centre(around))
             reduced = self._reduced_to_face_proves(box, i, [pm[i] for pm in plain]) if plain else None
             if reduced is not None:
+                by_identity, face = reduced
                 reductions += 1
-                identities += reduced
+                identities += by_identity
+                closed.append((i, "monotone", {"face": [[str(lo), str(hi)] for lo, hi in face],
+                                                "then": "face-identity" if by_identity else "enclosure"}))
+                continue
+            closure = self._touching(box, i, plain)
+            if closure is not None:
+                if closure.argument == "second-order":  # an enclosure (at the centre), not an argument at a touching point
+                    closed.append((i, "enclosure", {"form": "second-order", "centre": closure.to_hints()["point"], "prec": p.prec}))
+                else:
+                    closed.append((i, "touching-point", closure.to_hints()))
                 continue
             remaining.append(i)
             worst += jets
         if not remaining:
-            return Outcome("proved", reductions=reductions, identities=identities, candidate=candidate)
+            return Outcome("proved", reductions=reductions, identities=identities, candidate=candidate, closed=tuple(closed),
+                           points=self.touching.drain())
         out = self._split_or_open(box, tuple(remaining), worst, undecided)
-        return Outcome(out.kind, out.split, out.entries, _undecided_share(worst), reductions, identities, out.open_face, candidate)
+        return Outcome(out.kind, out.split, out.entries, _undecided_share(worst), reductions, identities, out.open_face, candidate,
+                       closed=tuple(closed), points=self.touching.drain())
+
+    def _touching(self, box, i, plain):
+        """A touching-point argument for entry i, tried on small boxes and on those about to be left open."""
+        p = self.problem
+        if not (self.touching.worth_trying(box) or p.too_small(box) or self._touches_tight_face(box) is not None):
+            return None
+        gradient = plain[0][i].g if plain and len(plain) == 1 and plain[0][i].g is not None else None
+        return self.touching.close(box, i, gradient, self.facts.points)
 
     def _split_or_open(self, box, entries, margins, undecided=(), undefined=None) -> Outcome:
         p = self.problem
         if p.too_small(box):
             return Outcome("open", entries=entries or (), undefined=undefined)
-        face = self._touches_tight_face(box)
+        face = self._touches_tight_face(box, FACE_WIDTH if self.strict else TOUCHING_FACE_WIDTH)
         if face is not None:
             return Outcome("open", entries=entries or (), open_face=face)
         # Split where the margin varies most, or where the first undecided max/min would be
@@ -152,7 +196,7 @@ class BoxJudge:
         The margin is continuous and, along each such coordinate, made of pieces that all
         move the same way, so it is monotone there on the whole box.  On the face the
         gradients are re-enclosed, which may fix more signs: the reduction repeats.
-        Returns None (not proved), 0 (proved by enclosures) or 1 (by an identity).
+        Returns None (not proved), or (0 proved by enclosures or 1 by an identity, the face).
         """
         p = self.problem
         for _ in range(len(box)):
@@ -170,20 +214,20 @@ class BoxJudge:
             if not moved:
                 return None
             if self._on_closed_face(face, i):
-                return 1
+                return 1, face
             try:
                 paths = p.path_margins(face, self.max_choices)
                 if all(holds(pm[i].enclosure(), self.strict) for pm in paths):
-                    return 0
+                    return 0, face
                 anchored = p.anchored(face, self.max_choices)
             except (ZeroDivisionError, ValueError, FunctionDomainError):
                 return None
             if anchored is not None and holds(anchored[0][i], self.strict):
-                return 0
+                return 0, face
             # sympy only where the margin is numerically 0 at the face's centre: an identity
             # cannot hold elsewhere, and each attempt costs as much as hundreds of boxes
             if not self.strict and all(0 in pm[i].c for pm in paths) and vanishes_identically(p, face, i):
-                return 1
+                return 1, face
             box, jets = face, [pm[i] for pm in paths]
         return None
 
@@ -191,11 +235,12 @@ class BoxJudge:
         return any(entry in entries and all(face[j] == (end, end) for j, end in zip(js, ends))
                    for js, ends, entries in self.facts.closed)
 
-    def _touches_tight_face(self, box) -> str | None:
-        """The label of an equality face this box touches while already thin across it."""
+    def _touches_tight_face(self, box, width=FACE_WIDTH) -> str | None:
+        """The label of an equality face this box touches while already thin across it (``width``
+        of the root, at most)."""
         p = self.problem
         for js, ends, label in self.facts.tight:
-            if all((box[j][0] == end or box[j][1] == end) and (box[j][1] - box[j][0]) <= p.widths[j] * FACE_WIDTH for j, end in zip(js, ends)):
+            if all((box[j][0] == end or box[j][1] == end) and (box[j][1] - box[j][0]) <= p.widths[j] * width for j, end in zip(js, ends)):
                 return label
         return None
 
@@ -226,6 +271,8 @@ def judge_boxes(task) -> list[Outcome]:
         if len(_JUDGES) >= 4:  # earlier proofs of this process are over
             _JUDGES.clear()
         judge = _JUDGES[key] = BoxJudge(check, domain, prec, max_choices, facts)
+    elif judge.facts != facts:
+        judge.set_facts(facts)
     return [judge.judge(list(box), entries) for box, entries in boxes]
 
 

@@ -158,6 +158,20 @@ class BoxProblem:
         values = [q if piece else fmpq(q.numerator, q.denominator) for q, piece in zip(point, self.piece)]
         return self.data(EXACT, values)
 
+    def coordinates_of(self, point) -> tuple | None:
+        """The coordinates of a point given as variable -> exact value (nested lists for arrays), when
+        every coordinate is an entry of a boxed variable (no chart, relation or piece); else None."""
+        out = []
+        try:
+            for c in self.coords:
+                if c.role != "entry" or c.unit or c.var not in point:
+                    return None
+                value = np.asarray(point[c.var], dtype=object)
+                out.append(Fraction(value[c.index] if c.index else value[()] if value.ndim == 0 else value.reshape(-1)[0]))
+        except (IndexError, TypeError, ValueError, ZeroDivisionError):
+            return None
+        return tuple(out)
+
     def volume(self, box) -> float:
         """The share of the domain's volume in ``box`` (every root box has the same widths)."""
         out = 1.0 / len(self.roots)

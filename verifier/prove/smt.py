@@ -36,6 +36,7 @@ from .domain import ProofBox
 from .parametrisation import MAX_SMT_PIECES, Parametrisation
 from .result import Proof, ProofDetails, base_fields
 from .sos import SumOfSquares, sos_certificate
+from .strategy import Budget, MethodError, Strategy, solver_stop, with_stop
 from .z3ctx import NotDecidable, Z3Context, _ScalarTerm, model_fraction, model_value, nonconstant_denominators
 
 Z3 = Z3Context()
@@ -268,4 +269,37 @@ def _certify_exact(check, domain, exact, start, base, details, dps) -> Proof:
     )
 
 
-__all__ = ["prove_smt", "formula", "formulas", "parametrisations", "uses_roots", "NotDecidable", "ROOTS_SECONDS"]
+def z3_reason(check: Check, domain: ProofBox, ctx=None) -> str | None:
+    """None when the claim is a formula of real arithmetic with if-then-else in ``ctx`` (default:
+    plain z3), else z3's reason (a function it does not have)."""
+    try:
+        next(formulas(check, domain, ctx=ctx) if ctx is not None else formulas(check, domain))
+    except NotDecidable as exc:
+        return str(exc)
+    except StopIteration:
+        return None
+    return None
+
+
+class Smt(Strategy):
+    """z3 on the claim's exact terms."""
+
+    name = "smt"
+    summary = "z3 decides the claim exactly (+ \u2212 \u00d7 \u00f7, max, min, abs): a proof, or a model that is certified"
+    #: of the time left, while branch and bound could still take over (z3 either answers at once or not for long)
+    share = 0.5
+
+    def applies(self, check: Check, domain: ProofBox) -> str | None:
+        return z3_reason(check, domain)
+
+    def attempt(self, check: Check, domain: ProofBox, budget: Budget) -> Proof | None:
+        try:
+            proof = prove_smt(check, domain, budget.seconds, budget.dps)
+        except NotDecidable:
+            return None
+        return with_stop(proof, solver_stop(proof))
+
+    def refusal(self, check: Check, reason: str) -> Exception:
+        return MethodError(f"{check.label}: {reason}; use --method branch-and-bound with a bounded --box")
+
+__all__ = ["prove_smt", "formula", "formulas", "parametrisations", "uses_roots", "NotDecidable", "ROOTS_SECONDS", "Smt", "z3_reason"]

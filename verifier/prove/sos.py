@@ -39,6 +39,7 @@ from ..results import CheckResult, Verdict
 from .certificate import ProofCertificate
 from .domain import ProofBox
 from .result import Proof, ProofDetails, base_fields
+from .strategy import Strategy
 
 #: the largest Gram matrix (side) the SDP is built for
 MAX_GRAM = 60
@@ -662,7 +663,7 @@ def _zero_rows(x, unknowns) -> list:
 
 
 # ------------------------------------------------------------------------- the strategy
-class SumOfSquares:
+class SumOfSquares(Strategy):
     """A proof strategy (the interface of ``verifier.prove``'s strategy list): a polynomial
     claim proved by an exactly checked sum-of-squares identity."""
 

@@ -26,13 +26,18 @@ class Undecided(ArithmeticError):
     """A branch of abs, max or min could not be fixed on the face."""
 
 
+#: stands for a branch left undecided where the context tolerates one: a margin that contains it
+#: is not shown to vanish, while a quantity beside the margin (a claim's scale, |lhs| + |rhs|) may
+UNDECIDED = sympy.Symbol("undecided_branch")
+
+
 class Guided:
     """A sympy expression together with a Jet enclosing its values on the face."""
 
-    __slots__ = ("e", "j")
+    __slots__ = ("e", "j", "tolerant")
 
-    def __init__(self, e, j):
-        self.e, self.j = e, j
+    def __init__(self, e, j, tolerant=False):
+        self.e, self.j, self.tolerant = e, j, tolerant
 
     def _lift(self, o):
         if isinstance(o, Guided):
@@ -44,7 +49,7 @@ class Guided:
         def f(self, o):
             o = self._lift(o)
             a, b = (o, self) if swap else (self, o)
-            return Guided(op(a.e, b.e), op(a.j, b.j))
+            return Guided(op(a.e, b.e), op(a.j, b.j), a.tolerant or b.tolerant)
 
         return f
 
@@ -59,10 +64,10 @@ class Guided:
     del _bin
 
     def __neg__(self):
-        return Guided(-self.e, -self.j)
+        return Guided(-self.e, -self.j, self.tolerant)
 
     def __pow__(self, k):
-        return Guided(self.e**k, self.j**k)
+        return Guided(self.e**k, self.j**k, self.tolerant)
 
     def __abs__(self):
         enc = self.j.enclosure()
@@ -72,6 +77,8 @@ class Guided:
             return -self
         if sympy.simplify(self.e) == 0:
             return self
+        if self.tolerant:
+            return Guided(UNDECIDED, abs(self.j), True)
         raise Undecided("sign of an abs argument")
 
     def sign(self):
@@ -91,18 +98,23 @@ def _choose(a: Guided, b: Guided, larger: bool) -> Guided:
         return b
     if sympy.simplify(a.e - b.e) == 0:
         return a
+    if a.tolerant or b.tolerant:
+        return Guided(UNDECIDED, a.j if larger else b.j, True)  # the Jet is never used to decide
     raise Undecided("branch of max/min")
 
 
 class GuidedContext(_ObjectContext):
+    """sympy beside Jets.  ``tolerant``: an undecided branch stands as :data:`UNDECIDED` instead of
+    raising (one call per face up front can afford to go on; a call per box cannot)."""
+
     name = "guided-symbolic"
 
-    def __init__(self, jets):
-        self.jets = jets
+    def __init__(self, jets, tolerant: bool = False):
+        self.jets, self.tolerant = jets, tolerant
 
     def scalar(self, value):
         q = Fraction(value)
-        return Guided(sympy.Rational(q.numerator, q.denominator), self.jets.scalar(q))
+        return Guided(sympy.Rational(q.numerator, q.denominator), self.jets.scalar(q), self.tolerant)
 
     def _convert(self, v):
         return v if isinstance(v, Guided) else self.scalar(Fraction(v))
@@ -126,11 +138,11 @@ class GuidedContext(_ObjectContext):
     def _function(self, row, x):
         # every function of the table: sympy's form beside the Jet's enclosure of it
         sym, jets = SYMBOLIC._one(row), self.jets
-        return self._elementwise(lambda g: Guided(sym(g.e), jets._function(row, np.asarray([g.j], dtype=object))[0]), x)
+        return self._elementwise(lambda g: Guided(sym(g.e), jets._function(row, np.asarray([g.j], dtype=object))[0], g.tolerant), x)
 
     def _power2(self, a, p):
         a, p = self._convert(a), self._convert(p)
-        return Guided(SYMBOLIC._one(POWER)(a.e, p.e), self.jets._power2(a.j, p.j))
+        return Guided(SYMBOLIC._one(POWER)(a.e, p.e), self.jets._power2(a.j, p.j), a.tolerant or p.tolerant)
 
     def _constant(self, name):
         # ctx.pi: sympy's exact constant beside the Jets' enclosure of it
@@ -140,22 +152,40 @@ class GuidedContext(_ObjectContext):
         return self.jets.precision()
 
 
-def vanishes_identically(problem, face, entry: int) -> bool:
-    """True when entry ``entry`` of the margin is the zero function on the face (a box)."""
+def _symbol(k: int, lo, hi):
+    """A real symbol with the sign its interval gives it (0^p = 0 on a face where p > 0)."""
+    if lo > 0:
+        return sympy.Symbol(f"x{k}", positive=True)
+    if lo >= 0:
+        return sympy.Symbol(f"x{k}", nonnegative=True)
+    if hi < 0:
+        return sympy.Symbol(f"x{k}", negative=True)
+    if hi <= 0:
+        return sympy.Symbol(f"x{k}", nonpositive=True)
+    return sympy.Symbol(f"x{k}", real=True)
+
+
+def vanishes_identically(problem, face, entry: int, tolerant: bool = False) -> bool:
+    """True when entry ``entry`` of the margin is the zero function on the face (a box).
+
+    ``tolerant``: a branch of abs, max or min the face leaves undecided outside the margin (in the
+    claim's scale) does not end the attempt; the margin itself must still be free of one."""
     jctx, jet_values = problem.jets(face)
-    ctx = GuidedContext(jctx)
+    ctx = GuidedContext(jctx, tolerant)
     values = []
     for k, ((lo, hi), jet) in enumerate(zip(face, jet_values)):
         if problem.piece[k]:
             values.append(lo)
         elif lo == hi:
             q = Fraction(lo)
-            values.append(Guided(sympy.Rational(q.numerator, q.denominator), jet))
+            values.append(Guided(sympy.Rational(q.numerator, q.denominator), jet, tolerant))
         else:
-            values.append(Guided(sympy.Symbol(f"x{k}", real=True), jet))
+            values.append(Guided(_symbol(k, lo, hi), jet, tolerant))
     try:
         _, margins = problem.evaluate(ctx, problem.data(ctx, values))
         expr = margins[entry].e
+        if UNDECIDED in expr.free_symbols:
+            return False
         return sympy.simplify(sympy.expand(expr)) == 0
     except (Undecided, ZeroDivisionError, ValueError, TypeError, FunctionDomainError):
         return False

@@ -98,6 +98,11 @@ def proof_to_dict(p: ProofAttempt | None) -> dict | None:
         "message": p.message,
         "also": list(p.also),
         "identical_sides": p.identical_sides,
+        "strategy": p.strategy or None,
+        "narrower": p.narrower or None,
+        "covers": p.covers or None,
+        "stuck": p.stuck or None,
+        "attempts": list(p.attempts),
     }
 
 

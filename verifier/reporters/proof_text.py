@@ -84,10 +84,13 @@ def proof_sentence(proof: ProofAttempt) -> str:
     if proof.status is ProofStatus.PROVED:
         text = _proved_phrase(proof.domain, proof.method, proof.also, proof.identical_sides)
         detail = f": {proof.message.removeprefix('proved (identity): ')}" if proof.method == "identity" and proof.message else ""
-        return text[0].upper() + text[1:] + how + detail
+        narrower, covers = getattr(proof, "narrower", ""), getattr(proof, "covers", "")
+        tail = f"; narrower than the statement: {narrower}" if narrower else f"; and on the statement's domain: {covers}" if covers else ""
+        return text[0].upper() + text[1:] + how + detail + tail
     if proof.status is ProofStatus.INCONCLUSIVE:
         share = f": {percent(proof.volume_percent)} decided" if proof.volume_percent is not None else ""
-        return f"Proof inconclusive{where}{how}{share}"
+        stuck = getattr(proof, "stuck", "")
+        return f"Proof inconclusive{where}{how}{share}" + (f"; stuck: {stuck}" if stuck else "")
     if proof.status is ProofStatus.REFUTED:
         return f"Refuted by the proof{where}{how}: {proof.message}"
     if proof.status is ProofStatus.NOT_ATTEMPTED:
