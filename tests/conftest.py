@@ -1,6 +1,12 @@
 import pytest
+from hypothesis import settings
 
 from lemmas import REGISTRY
+
+# every property test draws the same examples on every run and machine, and no example found on
+# one machine is replayed on another: the suite is deterministic (its seeds are in the tests)
+settings.register_profile("deterministic", derandomize=True, database=None)
+settings.load_profile("deterministic")
 
 
 @pytest.fixture

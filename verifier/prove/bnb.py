@@ -300,7 +300,7 @@ class BranchAndBound:
         before them, and the equality points used: what a checker re-proves box by box."""
         reductions = []
         for var, m in zip(self.check.variables, self.problem.param.maps):
-            kind = var.domain.kind if var.domain is not None else None
+            kind = var.domain.name if var.domain is not None else None
             if var.radius is not None:
                 reductions.append(Reduction("chart", f"{var.name} = {var.near + ' + ' if var.near else ''}{var.radius}\u00b7u with "
                                             f"u in [-1, 1] entrywise: every value with the relation, and only those",

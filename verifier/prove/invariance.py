@@ -281,12 +281,13 @@ class _CanonicalForms:
     Every expression is first a linear combination ``{node: coefficient}`` (the key None
     holds the constant) of interned nodes.  Identities used, all exact: commutativity and
     associativity of + and *, collecting like terms, ``c (x + y) = c x + c y`` for a number
-    c, ``|x| = |-x|``, and ``max(x + c, y + c) = max(x, y) + c`` (likewise min) for terms
+    c, ``|x| = |-x|``, ``|c |x|| = c |x|`` for c > 0, and ``max(x + c, y + c) = max(x, y) + c`` (likewise min) for terms
     common to every operand.  ``renamed`` maps a symbol to the linear combination it stands for.
     """
 
     def __init__(self):
         self.ids: dict = {}
+        self.absolute: set[int] = set()  # the nodes that are an absolute value
 
     def _intern(self, key) -> int:
         return self.ids.setdefault(key, len(self.ids))
@@ -337,10 +338,16 @@ class _CanonicalForms:
             out = dict(common)
             out[self._intern((type(e).__name__, tuple(rest)))] = Fraction(1)
         elif isinstance(e, sympy.Abs):
-            # |x| = |-x|: of the argument and its negative, the one with the smaller id stands for both
             inner = self._linear(e.args[0], renamed, memo)
-            sign = min(self._node(inner), self._node({k: -v for k, v in inner.items()}))
-            out = {self._intern(("Abs", (sign,))): Fraction(1)}
+            (node, c), = inner.items() if len(inner) == 1 else ((None, 0),)
+            if node is not None and c > 0 and node in self.absolute:
+                out = inner  # ||y|| = |y|, and |c |y|| = c |y| for c > 0
+            else:
+                # |x| = |-x|: of the argument and its negative, the one with the smaller id stands for both
+                sign = min(self._node(inner), self._node({k: -v for k, v in inner.items()}))
+                node = self._intern(("Abs", (sign,)))
+                self.absolute.add(node)
+                out = {node: Fraction(1)}
         elif not e.args:
             out = {self._intern(("atom", sympy.srepr(e))): Fraction(1)}
         else:
