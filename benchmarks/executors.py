@@ -54,7 +54,8 @@ class Counting:
 
 
 def open_executor(kind: str, workers: int):
-    from verifier.executor import DaskExecutor, ProcessExecutor, SerialExecutor
+    from verifier.runner import ForkedRunner as ProcessExecutor, SerialRunner as SerialExecutor
+    from verifier.runner.dask import DaskRunner as DaskExecutor
 
     if kind == "serial":
         return SerialExecutor()
@@ -83,7 +84,7 @@ def search_b2(executor):
     check = REGISTRY.get("B.2").checks()[0]
     counting = Counting(executor)
     start = time.monotonic()
-    result = run_check(check, SearchConfig(seed=0, budget=200_000, time_limit=600.0), executor=counting)
+    result = run_check(check, SearchConfig(seed=0, budget=200_000, time_limit=600.0), runner=counting)
     seconds = time.monotonic() - start
     summary = (result.verdict.value, dataclasses.astuple(result.stats))
     return summary, {"chunks": counting.tasks, "evaluations": result.stats.evaluations, "seconds": seconds,
@@ -96,7 +97,7 @@ def warm_up(executor) -> None:
     from verifier.engine import SearchConfig, run_check
 
     for check in REGISTRY.get("B.2").checks()[:1] * executor.jobs:
-        run_check(check, SearchConfig(seed=1, budget=4096, batch=1024, deep=False), executor=executor)
+        run_check(check, SearchConfig(seed=1, budget=4096, batch=1024, deep=False), runner=executor)
 
 
 def uptime() -> str:
@@ -104,7 +105,7 @@ def uptime() -> str:
 
 
 def main() -> None:
-    import lemmas, verifier.engine, verifier.executor, verifier.prove  # noqa: F401,E401  (imports are not an executor's start)
+    import lemmas, verifier.engine, verifier.runner, verifier.prove  # noqa: F401,E401  (imports are not an executor's start)
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=2)

@@ -38,7 +38,7 @@ from verifier.certify import Certifier  # noqa: E402
 from verifier.engine import SearchConfig, run_check, tune_allocator  # noqa: E402
 from verifier.search.evaluate import ChunkSearch  # noqa: E402
 from verifier.sampling import Sampler, exactify  # noqa: E402
-from verifier.store import parse_exact  # noqa: E402
+from verifier.evidence import parse_exact  # noqa: E402
 from benchmarks.baselines import Margin  # noqa: E402
 
 

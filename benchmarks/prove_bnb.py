@@ -45,7 +45,7 @@ def worker(tree: str, jobs: int) -> None:
 
     executor = None
     if jobs > 1 and "executor" in inspect.signature(prove).parameters:
-        from verifier.executor import make_executor
+        from verifier.runner import make_runner as make_executor
 
         executor = make_executor(jobs)
     for line in sys.stdin:

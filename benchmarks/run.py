@@ -43,7 +43,7 @@ from verifier.contexts import ExactContext  # noqa: E402
 from verifier.engine import SearchConfig, run_check  # noqa: E402
 from verifier.registry import UnknownClaimError  # noqa: E402
 from verifier.results import Verdict  # noqa: E402
-from verifier.store import parse_exact  # noqa: E402
+from verifier.evidence import parse_exact  # noqa: E402
 
 METHODS = ("tool", "hypothesis", "scipy-de", "random")
 
@@ -321,7 +321,7 @@ def main(argv=None):
                    "(e.g. re-run only --methods tool after an engine change)")
     p.add_argument("--from-json", type=Path, help="measure nothing: rebuild the report from an earlier --json file")
     args = p.parse_args(argv)
-    from verifier.store import write_atomic
+    from verifier.safe_files import write_atomic
 
     if args.from_json:
         stored = json.loads(args.from_json.read_text(encoding="utf-8"))

@@ -18,7 +18,7 @@ import unicodedata
 from pathlib import Path
 
 from .evidence import CounterexampleFileError, dumps_document, to_document
-from .limits import MAX_FILE_BYTES, LimitError, check_name, folder_key  # noqa: F401  (folder_key: see __all__)
+from .limits import MAX_FILE_BYTES, LimitError, check_name
 from .results import Counterexample
 from .safe_files import FileWriteError, check_writable_folder, open_folder_below, refuse_links, remove_stale_temporaries, write_in_folder
 
@@ -193,29 +193,4 @@ def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-") or "counterexample"
 
 
-# the names this module held before the split (the callers move to the modules above)
-from .evidence import LoadedCounterexample, load, parse_exact, read_document  # noqa: E402,F401
-from .replay import Replay, replay  # noqa: E402,F401
-from .results import FoundBy  # noqa: E402,F401
-from .safe_files import check_output_file, read_bounded, read_json_object, write_atomic  # noqa: E402,F401
-
-__all__ = [
-    "CounterexampleFileError",
-    "CounterexampleStore",
-    "FileWriteError",
-    "StoreLinkError",
-    "check_output_file",
-    "check_writable_folder",
-    "folder_key",
-    "FoundBy",
-    "LoadedCounterexample",
-    "Replay",
-    "load",
-    "parse_exact",
-    "read_bounded",
-    "read_document",
-    "remove_stale_temporaries",
-    "replay",
-    "to_document",
-    "write_atomic",
-]
+__all__ = ["CounterexampleStore", "StoreLinkError", "default_name", "open_store_folder", "refuse_links_below", "store_folder_names"]

@@ -307,7 +307,7 @@ def _simplest(check: Check, witness: RatioWitness, certifier: Certifier, time_li
 
 
 def _exact_data(check: Check, vars_: dict) -> dict:
-    from .store import parse_exact
+    from .evidence import parse_exact
 
     out = {}
     for name, value in vars_.items():

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from verifier.cli import main
 from verifier.packside import memory_pack
-from verifier.store import parse_exact
+from verifier.evidence import parse_exact
 
 from tests.quality.orientation_claims import RELATIONS, exp_claim, polynomial_claim
 from tests.quality.test_orientation import assert_shown

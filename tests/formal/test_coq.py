@@ -20,7 +20,7 @@ from verifier.certify import Certifier
 from verifier.cli import main
 from verifier.coq import CoqContext, NotExportable, export_counterexample, kernel_check_files
 from verifier.coq.runner import KERNEL_CHECKED, NOT_EXPORTED, REJECTED, run_coqc
-from verifier.store import load
+from verifier.evidence import load
 
 ROOT = Path(__file__).resolve().parents[2]
 PACK = sorted((ROOT / "counterexamples").rglob("*.json"))

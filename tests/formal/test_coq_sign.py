@@ -8,7 +8,7 @@ from verifier import Claim, Part, Scalar
 from verifier.certify import Certifier
 from verifier.coq import kernel_check_files
 from verifier.coq.runner import KERNEL_CHECKED
-from verifier.store import load
+from verifier.evidence import load
 
 from .test_coq import coqc  # noqa: F401 -- the fixture: coqc is there, or the test skips (fails under CI)
 

@@ -20,7 +20,7 @@ def exact_point(cx):
     """A counterexample's stored values as exact rationals (batch axis of one)."""
     from flint import fmpq
 
-    from verifier.store import parse_exact
+    from verifier.evidence import parse_exact
 
     def one(text):
         f = parse_exact(text)

@@ -21,7 +21,7 @@ from verifier import Claim, Dim, Part, Vector
 from verifier.contexts import ExactContext, MPContext
 from verifier.engine import SearchConfig, run_check
 from verifier.results import Verdict
-from verifier.store import parse_exact
+from verifier.evidence import parse_exact
 
 
 def below_dps_claim(member: int):

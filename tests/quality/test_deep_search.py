@@ -16,7 +16,7 @@ from verifier import Claim, Part, Scalar
 from verifier.contexts import FloatContext
 from verifier.engine import SearchConfig, run_check
 from verifier.results import Verdict
-from verifier.store import parse_exact
+from verifier.evidence import parse_exact
 
 LOG_TAYLOR = Claim(
     id="T.log",

@@ -17,7 +17,7 @@ from tests.quality.near_miss_families import (aligned_hyperparameter, irrational
                                               spread_vectors, strict_boundary_ratio)
 from verifier.engine import SearchConfig, run_check
 from verifier.results import Verdict
-from verifier.store import parse_exact
+from verifier.evidence import parse_exact
 from verifier.tighten import tighten
 
 SEEDS = range(5)

@@ -10,7 +10,7 @@ import pytest
 from verifier import Claim, Part, Scalar
 from verifier.engine import SearchConfig, run_check
 from verifier.results import RunResult, Verdict
-from verifier.store import parse_exact
+from verifier.evidence import parse_exact
 
 
 def _claim(cid, lhs, rhs, relation="<=", lo=0, hi=2000):

@@ -16,7 +16,9 @@ import pytest
 from verifier.engine import SearchConfig, run_check
 from verifier.registry import Registry
 from verifier.reporters import json_report
-from verifier.store import CounterexampleStore, parse_exact, replay
+from verifier.evidence import parse_exact
+from verifier.replay import replay
+from verifier.store import CounterexampleStore
 
 from .orientation_claims import RELATIONS, exp_claim, polynomial_claim, sides_at
 

@@ -8,7 +8,7 @@ import pytest
 from tests.conftest import check_of
 from verifier.engine import SearchConfig, run_check
 from verifier.results import Verdict
-from verifier.store import parse_exact
+from verifier.evidence import parse_exact
 
 
 @pytest.fixture

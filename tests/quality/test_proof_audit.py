@@ -13,7 +13,7 @@ from verifier.engine import SearchConfig
 from verifier.proof_audit import MIN_ATTEMPT_SECONDS, ProofBudget, attempt, volume_percent
 from verifier.runner import ForkedRunner
 from verifier.results import ProofStatus, Verdict
-from verifier.store import parse_exact
+from verifier.evidence import parse_exact
 
 SEEDS = range(4)
 

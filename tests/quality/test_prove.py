@@ -7,7 +7,7 @@ import pytest
 from tests.conftest import check_of
 from verifier.prove import make_proof_box, prove
 from verifier.results import Verdict
-from verifier.store import parse_exact
+from verifier.evidence import parse_exact
 
 BOX = (Fraction(-5), Fraction(5))
 

@@ -18,7 +18,7 @@ from verifier import Claim, Dim, Orthogonal, Part, UnitVector
 from verifier.contexts import ExactContext
 from verifier.domains import membership_errors
 from verifier.prove import make_proof_box, prove
-from verifier.store import parse_exact
+from verifier.evidence import parse_exact
 
 GAP = Fraction(1, 4)
 

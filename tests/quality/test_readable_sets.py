@@ -18,7 +18,7 @@ import pytest
 
 import numpy as np
 
-from verifier.store import parse_exact
+from verifier.evidence import parse_exact
 
 from .domain_families import READABLE_FAMILIES, assert_refuted_on_the_set
 

@@ -12,7 +12,7 @@ import pytest
 from benchmarks.thin_sets import WIDTH, thin_set_claim
 from verifier.engine import SearchConfig, run_check
 from verifier.results import Verdict
-from verifier.store import parse_exact
+from verifier.evidence import parse_exact
 
 MEMBERS = [int(m) for m in np.random.default_rng(13).integers(0, 10**6, size=6)]
 

@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 
 from lemmas import REGISTRY
-from verifier.store import CounterexampleStore, replay
+from verifier.replay import replay
+from verifier.store import CounterexampleStore
 
 ROOT = Path(__file__).resolve().parents[2] / "counterexamples"
 FILES = CounterexampleStore(ROOT).files()

@@ -12,7 +12,8 @@ from verifier.cli import main
 from verifier.engine import SearchConfig, run_check
 from verifier.packside import memory_pack
 from verifier.registry import Registry
-from verifier.store import CounterexampleFileError, CounterexampleStore, load
+from verifier.evidence import CounterexampleFileError, load
+from verifier.store import CounterexampleStore
 
 
 def _col_norm(ctx, x):

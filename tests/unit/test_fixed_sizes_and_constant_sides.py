@@ -16,7 +16,8 @@ from verifier.domains import Simplex, kind_text
 from verifier.engine import SearchConfig, run_check
 from verifier.proof_audit import ProofBudget, attempt
 from verifier.results import Verdict
-from verifier.store import CounterexampleStore, replay
+from verifier.replay import replay
+from verifier.store import CounterexampleStore
 from verifier.tighten import tighten
 
 CONFIG = SearchConfig(seed=0, budget=4000)

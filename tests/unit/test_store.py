@@ -4,7 +4,8 @@ from fractions import Fraction
 import pytest
 
 from lemmas import REGISTRY
-from verifier.store import CounterexampleFileError, load, parse_exact, read_document, write_atomic
+from verifier.evidence import CounterexampleFileError, load, parse_exact, read_document
+from verifier.safe_files import write_atomic
 
 GOOD = {
     "schema": "claim-verifier/counterexample",

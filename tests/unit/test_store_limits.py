@@ -17,16 +17,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tests.unit.test_store import GOOD, find, write
 from verifier import limits
-from verifier.store import (
-    CounterexampleFileError,
-    CounterexampleStore,
-    check_writable_folder,
-    load,
-    parse_exact,
-    read_document,
-    remove_stale_temporaries,
-    write_atomic,
-)
+from verifier.evidence import CounterexampleFileError, load, parse_exact, read_document
+from verifier.safe_files import check_writable_folder, remove_stale_temporaries, write_atomic
+from verifier.store import CounterexampleStore
 
 def refusal(path):
     with pytest.raises(CounterexampleFileError) as info:

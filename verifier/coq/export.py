@@ -32,7 +32,7 @@ from flint import arb, fmpq
 
 from ..algebraic import is_algebraic_data
 from ..contexts import BallContext
-from ..store import LoadedCounterexample
+from ..evidence import LoadedCounterexample
 from .terms import COQ_FUNCTIONS, CoqContext, NotExportable, Term, lift
 
 #: Interval's working precisions in bits, tried in turn until the bounds decide every sign; a

@@ -15,7 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..store import CounterexampleFileError, load, write_atomic
+from ..evidence import CounterexampleFileError, load
+from ..safe_files import write_atomic
 from .export import export_counterexample
 from .terms import NotExportable
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..limits import (LAYER_COLLAPSE_CAPS, MAX_EXPERIMENT_BYTES, MAX_EXPERIMENT_LIST, RANK_COLLAPSE_CAPS, layer_collapse_bytes,
                       rank_collapse_bytes)
-from ..store import read_json_object
+from ..safe_files import read_json_object
 from .layer_collapse import SURROGATES as LAYER_SURROGATES
 from .layer_collapse import LayerCollapseResult
 from .rank_collapse import MEASURES, VARIANTS, RankCollapseResult

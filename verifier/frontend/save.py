@@ -6,7 +6,7 @@ import os
 import re
 from pathlib import Path
 
-from ..store import FileWriteError, make_folders, write_in_folder
+from ..safe_files import FileWriteError, make_folders, write_in_folder
 from .build import ExprClaim
 
 

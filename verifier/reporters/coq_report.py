@@ -9,7 +9,7 @@ from rich.text import Text
 
 from ..coq.runner import KERNEL_CHECKED, NOT_EXPORTED, KernelCheck
 from ..regression import Regression
-from ..store import Replay
+from ..replay import Replay
 from .check_report import outcome_to_dict
 from .replay_report import to_dict as replay_to_dict
 
