@@ -27,6 +27,7 @@ from .engine import SearchConfig, run_check, run_checks
 from .search import error_result as search_error_result
 from .executor import die_with_parent, forks_safely
 from .isolation import forking_available
+from .kernel_evidence import KERNEL_EVIDENCE_MOVED, evidence_drift, with_kernel_evidence
 from .limits import available_cores
 from .lock import Lock, LockEntry, LockedSearch, file_sha256, locked_proof, relative_to_lock
 from .proof_audit import ProofBudget, as_locked, prove_all, wants_proof, with_proof
@@ -156,6 +157,10 @@ def _check_evidence(entry, check, lock, find_claim, base, start) -> Outcome:
     if edited:
         change = f"{change}; {CONTENT_CHANGED}" if change else CONTENT_CHANGED
         detail = "; ".join(([detail] if detail else []) + edited) + "; run `verify lock` to accept the new content"
+    moved = evidence_drift(entry, lock, check)
+    if moved:
+        change = f"{change}; {KERNEL_EVIDENCE_MOVED}" if change else KERNEL_EVIDENCE_MOVED
+        detail = "; ".join(([detail] if detail else []) + moved)
     return Outcome(**base, now=now, change=change, detail=detail, replays=replays, files=entry.counterexamples, seconds=time.monotonic() - start,
                    unpinned=tuple(unpinned))
 
@@ -422,6 +427,7 @@ def make_lock(checks: Iterable[Check], search: LockedSearch, store: Counterexamp
                 entry = LockEntry(**key, verdict=check.claim.refuted_verdict, method=refuting[0][1].certificate.method,
                                   counterexamples=tuple(relative_to_lock(lock_path, p) for p, _ in refuting),
                                   sha256=tuple(file_sha256(p) for p, _ in refuting))
+                entry = with_kernel_evidence(entry, check, lock_path)
                 rows.append(LockRow(entry, None, tuple(r for _, r in refuting), stale=stale_names))
                 continue
             result = searched[check.key]
@@ -437,6 +443,7 @@ def make_lock(checks: Iterable[Check], search: LockedSearch, store: Counterexamp
                 saved = relative_to_lock(lock_path, path)
             entry = LockEntry(**key, verdict=result.verdict.value, method=result.method, counterexamples=(saved,) if saved else (),
                               sha256=(file_sha256(path),) if saved else (), proof=None if saved else locked_proof(result.proof))
+            entry = with_kernel_evidence(entry, check, lock_path)
             rows.append(LockRow(entry, result, (), saved=saved, stale=stale_names))
         except Exception as exc:
             result = error_result(check, search_config(search), exc)

@@ -18,8 +18,8 @@ from lemmas import REGISTRY
 from verifier import Claim, Dim, Part, Scalar, Vector
 from verifier.certify import Certifier
 from verifier.cli import main
-from verifier.coq import CoqContext, NotExportable, export_counterexample, kernel_check_files
-from verifier.coq.runner import KERNEL_CHECKED, NOT_EXPORTED, REJECTED, run_coqc
+from verifier.coq import CoqContext, NotExportable, RefutationFalse, export_counterexample, kernel_check_files
+from verifier.coq.runner import KERNEL_CHECKED, REFUTATION_FALSE, REJECTED, run_coqc
 from verifier.store import load
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,12 +78,12 @@ def test_an_edited_counterexample_is_rejected_by_coqc(coqc, tmp_path, name, vari
     assert status == REJECTED and "Error" in message
 
 
-def test_an_edited_file_that_no_longer_refutes_is_not_exported(tmp_path):
+def test_an_edited_file_that_no_longer_refutes_is_named_false(tmp_path):
     doc = json.loads((ROOT / "counterexamples/alman-song-2025/3.3/3-as-printed-seed0.json").read_text())
     doc["vars"]["B"] = [["0", "0"]]  # ||AB||_1 = 0 <= 0: the claim holds here
     path = tmp_path / "edited.json"
     path.write_text(json.dumps(doc))
-    with pytest.raises(NotExportable, match="do not separate"):
+    with pytest.raises(RefutationFalse, match="the refutation is false: the conclusion holds at every entry"):
         export_counterexample(load(path, find_claim))
 
 
@@ -125,7 +125,7 @@ def test_generated_claims_are_kernel_checked_exactly_where_the_certifier_refutes
     refutes = [Certifier(30).certify(check, load(p, lambda *_: claim).data, {"n": n}).violated for p in paths]
     assert refutes == [True, False]
     checks = kernel_check_files(paths, lambda *_: claim, tmp_path / "v")
-    assert [k.status for k in checks] == [KERNEL_CHECKED, NOT_EXPORTED], [k.reason for k in checks]
+    assert [k.status for k in checks] == [KERNEL_CHECKED, REFUTATION_FALSE], [k.reason for k in checks]
 
 
 def _exp_equality_claim(rng):

@@ -20,7 +20,7 @@ from . import BUDGET, DPS, SECONDS, SEED, UsageFailure, _save_counterexamples, e
 from . import jobs_option as shared_jobs_option
 from .all_claims import prove_boxes_option, prove_time_option, prove_total_option
 from ..proof_audit import ProofBudget
-from .kernel import coq_options, exit_code, kernel_checks
+from .kernel import coq_options, exit_code, locked_kernel_checks
 
 LOCK_TIME_LIMIT = 30.0  # a safety cap well above what the CI budget needs, so the budget decides
 
@@ -174,7 +174,7 @@ def check_cmd(lock_path, junit_file, as_json, save, store_dir, jobs, claim_ids, 
     # the store scanned for files the lock does not list: --store when given, else the lock's own counterexamples/
     given = click.get_current_context().get_parameter_source("store_dir") is not click.core.ParameterSource.DEFAULT
     reg = regression(lock_path, as_json, jobs, selected_claims(claim_ids) if claim_ids else None, store_dir if given else None)
-    kernel = kernel_checks([r.path for o in reg.outcomes for r in o.replays], coq, coq_dir, jobs)
+    kernel = locked_kernel_checks(reg, coq, coq_dir, jobs)
     if junit_file is not None:
         write_atomic(junit_file, junit.to_xml(reg, {ch.key: ch for ch in all_checks()}))
     unsaved = {}

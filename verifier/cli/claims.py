@@ -12,7 +12,7 @@ from ..reporters import coq_report, json_report, replay_report, text
 from ..store import replay as replay_file
 from . import DPS, _config, select_checks, _run_and_report, err_console, get_claim, main, out_console, pack_option, registry, search_options
 from .all_claims import prove_options
-from .kernel import coq_options, exit_code, kernel_checks
+from .kernel import coq_options, kernel_checks, replay_exit_code
 
 
 @main.command("lemma")
@@ -77,7 +77,7 @@ def replay_cmd(file, dps, as_json, fmt, coq, coq_dir):
     """Re-certify a stored counterexample against the claim as the code states it now.
 
     Exit 1 when it still refutes the claim, 0 when it no longer does; with --coq, 2 when
-    coqc rejects the proof.
+    the kernel and the replay disagree (coqc rejects the proof, or proves a refutation the replay does not see).
     """
     result = replay_file(file, lambda paper, cid: registry().find(paper, cid), dps)
     kernel = kernel_checks([file], coq, coq_dir)
@@ -90,5 +90,5 @@ def replay_cmd(file, dps, as_json, fmt, coq, coq_dir):
         click.echo(replay_snippet(result), nl=False)
     else:
         replay_report.print_replay(err_console(), result)
-    sys.exit(exit_code(kernel, 1 if result.still_refutes else 0, 2))
+    sys.exit(replay_exit_code(kernel, result.still_refutes))
 

@@ -1,4 +1,9 @@
-"""``--coq``: kernel-check stored counterexamples with coqc (shared by ``replay`` and ``check``)."""
+"""``--coq``: kernel-check stored counterexamples with coqc (shared by ``replay``, ``check`` and ``report``).
+
+``verify check --coq`` and ``verify report --coq`` judge the files a lock cites by the formula
+the lock pins beside each (no claim code runs for it); ``verify replay FILE --coq`` of a file
+no lock cites exports the formula from the claim now.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,9 @@ from pathlib import Path
 
 import click
 
-from ..coq import CoqUnavailable, kernel_check_files
+from ..coq import CoqUnavailable, PinnedFile, kernel_check_files, kernel_check_locked
+from ..coq.runner import REFUTATION_FALSE
+from ..kernel_evidence import formula_file
 from ..reporters import coq_report
 from . import UsageFailure, err_console, registry
 
@@ -26,7 +33,8 @@ def coq_options(fn):
 
 
 def kernel_checks(paths, coq: bool, coq_dir: Path | None, jobs: int = 1):
-    """The kernel checks of ``paths`` (None without --coq), reported on stderr; exit 2 where coqc is missing."""
+    """The kernel checks of ``paths`` (None without --coq), their formulas exported from the claims
+    now, reported on stderr; exit 2 where coqc is missing."""
     if not coq:
         return None
     start = time.monotonic()
@@ -39,6 +47,45 @@ def kernel_checks(paths, coq: bool, coq_dir: Path | None, jobs: int = 1):
     return checks
 
 
+def pinned_files(reg) -> list[PinnedFile]:
+    """Every counterexample file the regression replayed, with the formula its lock entry pins."""
+    locked = reg.lock.by_key()
+    out = []
+    for o in reg.outcomes:
+        entry = locked.get(o.key)
+        pins = dict(entry.evidence) if entry is not None else {}
+        for listed, r in zip(o.files, o.replays):
+            formula_listed = formula_file(listed).as_posix()
+            pinned = formula_listed in pins
+            out.append(PinnedFile(r.path, Path(r.path), reg.lock.file(formula_listed) if pinned else None, pins.get(formula_listed)))
+    return out
+
+
+def locked_kernel_checks(reg, coq: bool, coq_dir: Path | None, jobs: int = 1):
+    """The kernel checks of every counterexample the lock cites, each from the formula the lock pins
+    (None without --coq), reported on stderr; exit 2 where coqc is missing."""
+    if not coq:
+        return None
+    start = time.monotonic()
+    try:
+        checks = kernel_check_locked(pinned_files(reg), coq_dir, jobs)
+    except CoqUnavailable as exc:
+        raise UsageFailure(str(exc)) from None
+    coq_report.print_kernel_checks(err_console(), checks, time.monotonic() - start)
+    return checks
+
+
 def exit_code(checks, code: int, failed_code: int) -> int:
-    """``code``, or ``failed_code`` when coqc rejected a script or ran out of time."""
+    """``code``, or ``failed_code`` when a cited refutation is anything but kernel-checked."""
     return failed_code if checks and any(k.failed for k in checks) else code
+
+
+def replay_exit_code(checks, still_refutes: bool) -> int:
+    """A replay's code (1: still refutes, 0: no longer), or 2 when the kernel and the replay disagree:
+    a refutation the kernel did not prove, or a file the kernel finds refuting that the replay does not."""
+    code = 1 if still_refutes else 0
+    if not checks:
+        return code
+    (k,) = checks
+    agrees = k.kernel_checked if still_refutes else k.status == REFUTATION_FALSE
+    return code if agrees else 2

@@ -15,15 +15,20 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..formula import Formula, NotExportable
+from ..kernel_evidence import pinned_refutation
 from ..store import CounterexampleFileError, load, write_atomic
-from .export import export_counterexample
-from .terms import NotExportable
+from .export import RefutationFalse, export_counterexample, refutation_script
 
 INSTALL_HINT = "coqc not found: install Coq and the Interval library (Debian/Ubuntu: apt-get install coq libcoq-interval)"
 DEFAULT_TIMEOUT = 60.0
 
 KERNEL_CHECKED = "kernel-checked"
 NOT_EXPORTED = "not-exported"
+#: the formula, evaluated exactly at the stored point, says the point does not refute it
+REFUTATION_FALSE = "refutation-false"
+#: the lock pins no formula for the file (or the pinned one cannot be read): nothing to judge it by
+NOT_PINNED = "not-pinned"
 REJECTED = "rejected"
 TIMED_OUT = "timed-out"
 
@@ -37,10 +42,12 @@ class KernelCheck:
     """The outcome of kernel-checking one stored counterexample."""
 
     file: str
-    status: str  # kernel-checked | not-exported | rejected | timed-out
+    status: str  # kernel-checked | not-exported | refutation-false | not-pinned | rejected | timed-out
     reason: str = ""  # why it was not exported, or coqc's error
     seconds: float = 0.0  # coqc's wall time
     script: str = ""  # the .v file written, when one was
+    theorem: str = ""  # the statement Coq proved (or was asked to), as Coq text
+    formula: str = ""  # the formula file the statement was written from ("" when exported from the claim now)
 
     @property
     def kernel_checked(self) -> bool:
@@ -48,8 +55,8 @@ class KernelCheck:
 
     @property
     def failed(self) -> bool:
-        """coqc rejected a script or ran out of time: the two proofs disagree, or Coq could not finish."""
-        return self.status in (REJECTED, TIMED_OUT)
+        """Anything but a proof the kernel accepted: a refutation the lock cites must be kernel-checked."""
+        return self.status != KERNEL_CHECKED
 
 
 def coqc_path() -> str:
@@ -81,22 +88,55 @@ def run_coqc(script: Path, timeout: float = DEFAULT_TIMEOUT) -> tuple[str, str, 
     return REJECTED, " ".join(message.split())[:400], seconds
 
 
-def kernel_check(path: str | os.PathLike, find_claim, out_dir: Path, timeout: float = DEFAULT_TIMEOUT) -> KernelCheck:
-    """Export one stored counterexample to ``out_dir/<module>.v`` and run ``coqc`` on it."""
-    loaded = load(path, find_claim)
+def _run_script(source: str, write, out_dir: Path, timeout: float, formula_file: str = "") -> KernelCheck:
+    """Write the script ``write()`` returns and run coqc on it; a refusal becomes the check's status."""
     try:
-        script = export_counterexample(loaded)
+        script = write()
+    except RefutationFalse as exc:
+        return KernelCheck(source, REFUTATION_FALSE, str(exc), formula=formula_file)
     except NotExportable as exc:
-        return KernelCheck(str(path), NOT_EXPORTED, str(exc))
+        return KernelCheck(source, NOT_EXPORTED, str(exc), formula=formula_file)
     target = out_dir / f"{script.module}.v"
     write_atomic(target, script.text)
     status, message, seconds = run_coqc(target, timeout)
-    return KernelCheck(str(path), status, message, seconds, str(target))
+    return KernelCheck(source, status, message, seconds, str(target), script.theorem, formula_file)
+
+
+def kernel_check_refutation(source: str, formula: Formula, point, out_dir: Path, timeout: float = DEFAULT_TIMEOUT,
+                            formula_file: str = "") -> KernelCheck:
+    """Kernel-check that ``point`` refutes ``formula``: data in, no claim code."""
+    return _run_script(source, lambda: refutation_script(formula, point, source), out_dir, timeout, formula_file)
+
+
+def kernel_check(path: str | os.PathLike, find_claim, out_dir: Path, timeout: float = DEFAULT_TIMEOUT) -> KernelCheck:
+    """Export one stored counterexample's formula from its claim now, write ``out_dir/<module>.v``
+    and run ``coqc`` on it (a file no lock cites: ``verify replay FILE --coq``)."""
+    loaded = load(path, find_claim)
+    return _run_script(str(path), lambda: export_counterexample(loaded), out_dir, timeout)
+
+
+def kernel_check_pinned(source: str, counterexample: Path, formula_path: Path | None, sha256: str | None, out_dir: Path,
+                        timeout: float = DEFAULT_TIMEOUT) -> KernelCheck:
+    """Kernel-check a counterexample the lock cites, from the formula the lock pins beside it."""
+    if formula_path is None or sha256 is None:
+        return KernelCheck(source, NOT_PINNED, "the lock pins no formula for this file: run `verify lock` to export and pin it")
+    try:
+        pinned = pinned_refutation(counterexample, formula_path, sha256)
+    except CounterexampleFileError as exc:
+        return KernelCheck(source, NOT_PINNED, str(exc), formula=str(formula_path))
+    return kernel_check_refutation(source, pinned.formula, pinned.point, out_dir, timeout, str(formula_path))
+
+
+def _folder(out_dir, tmp) -> Path:
+    folder = Path(out_dir) if out_dir is not None else Path(tmp)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def kernel_check_files(paths, find_claim, out_dir: str | os.PathLike | None = None, jobs: int = 1,
                        timeout: float = DEFAULT_TIMEOUT) -> tuple[KernelCheck, ...]:
-    """Kernel-check every file, ``jobs`` coqc processes at a time, in the order given.
+    """Kernel-check every file, its formula exported from the claim now, ``jobs`` coqc processes at
+    a time, in the order given.
 
     The scripts stay in ``out_dir`` when one is given (for a reviewer to read); otherwise
     they go to a temporary folder that is removed afterwards.
@@ -106,11 +146,34 @@ def kernel_check_files(paths, find_claim, out_dir: str | os.PathLike | None = No
     for p in paths:  # a missing or corrupt file is a usage error, before any coqc runs
         load(p, find_claim)
     with tempfile.TemporaryDirectory(prefix="verify-coq-") as tmp:
-        folder = Path(out_dir) if out_dir is not None else Path(tmp)
-        folder.mkdir(parents=True, exist_ok=True)
+        folder = _folder(out_dir, tmp)
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             return tuple(pool.map(lambda p: kernel_check(p, find_claim, folder, timeout), paths))
 
 
-__all__ = ["CoqUnavailable", "CounterexampleFileError", "INSTALL_HINT", "KernelCheck", "coqc_path", "kernel_check",
-           "kernel_check_files", "run_coqc"]
+@dataclass(frozen=True)
+class PinnedFile:
+    """A counterexample the lock cites, with the formula the lock pins for it (None: none pinned)."""
+
+    source: str  # as shown
+    counterexample: Path
+    formula: Path | None
+    sha256: str | None
+
+
+def kernel_check_locked(files, out_dir: str | os.PathLike | None = None, jobs: int = 1,
+                        timeout: float = DEFAULT_TIMEOUT) -> tuple[KernelCheck, ...]:
+    """Kernel-check every :class:`PinnedFile` from its pinned formula, in the order given: nothing
+    here imports or runs a pack."""
+    coqc_path()
+    files = list(files)
+    with tempfile.TemporaryDirectory(prefix="verify-coq-") as tmp:
+        folder = _folder(out_dir, tmp)
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            return tuple(pool.map(lambda f: kernel_check_pinned(f.source, f.counterexample, f.formula, f.sha256, folder, timeout),
+                                  files))
+
+
+__all__ = ["CoqUnavailable", "CounterexampleFileError", "INSTALL_HINT", "KERNEL_CHECKED", "KernelCheck", "NOT_EXPORTED",
+           "NOT_PINNED", "PinnedFile", "REFUTATION_FALSE", "REJECTED", "TIMED_OUT", "coqc_path", "kernel_check",
+           "kernel_check_files", "kernel_check_locked", "kernel_check_pinned", "kernel_check_refutation", "run_coqc"]

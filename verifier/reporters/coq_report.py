@@ -7,18 +7,34 @@ import json
 from rich.console import Console
 from rich.text import Text
 
-from ..coq.runner import KERNEL_CHECKED, NOT_EXPORTED, KernelCheck
+from ..coq.runner import KERNEL_CHECKED, NOT_EXPORTED, NOT_PINNED, REFUTATION_FALSE, REJECTED, TIMED_OUT, KernelCheck
 from ..regression import Regression
 from ..store import Replay
 from .check_report import outcome_to_dict
 from .replay_report import to_dict as replay_to_dict
 
-_STYLE = {KERNEL_CHECKED: "green", NOT_EXPORTED: "yellow"}
+_STYLE = {KERNEL_CHECKED: "green"}
+#: every other outcome, worst first: each fails a check that cites the file
+_NOT_CHECKED = (REFUTATION_FALSE, REJECTED, TIMED_OUT, NOT_PINNED, NOT_EXPORTED)
+
+
+def kernel_phrase(k: KernelCheck) -> str:
+    """What Coq made of a counterexample file, in words every report format uses."""
+    if k.status == KERNEL_CHECKED:
+        return "kernel-checked by Coq (coqc)" + (f"; the statement is the pinned formula {k.formula}" if k.formula else "")
+    return {
+        REFUTATION_FALSE: "not a refutation: its formula, evaluated exactly at the stored values, ",
+        NOT_EXPORTED: "not exported: ",
+        NOT_PINNED: "not kernel-checked: ",
+        REJECTED: "Coq rejected the proof: ",
+        TIMED_OUT: "Coq did not finish: ",
+    }.get(k.status, f"{k.status}: ") + (k.reason.removeprefix("the refutation is false: ") if k.status == REFUTATION_FALSE else k.reason)
 
 
 def kernel_check_to_dict(k: KernelCheck) -> dict:
     return {"kernel_checked": k.kernel_checked, "coq_status": k.status, "coq_reason": k.reason or None,
-            "coq_seconds": round(k.seconds, 3), "coq_script": k.script or None}
+            "coq_seconds": round(k.seconds, 3), "coq_script": k.script or None, "coq_theorem": k.theorem or None,
+            "coq_formula": k.formula or None}
 
 
 def print_kernel_checks(console: Console, checks: tuple[KernelCheck, ...], seconds: float) -> None:
@@ -27,11 +43,11 @@ def print_kernel_checks(console: Console, checks: tuple[KernelCheck, ...], secon
         if k.reason:
             line.append(f"  {k.reason}", style="dim")
         console.print(line, soft_wrap=True)
-    counts = {s: sum(k.status == s for k in checks) for s in (KERNEL_CHECKED, NOT_EXPORTED)}
-    failed = len(checks) - sum(counts.values())
-    summary = (f"Coq: {counts[KERNEL_CHECKED]} of {len(checks)} counterexamples kernel-checked, "
-               f"{counts[NOT_EXPORTED]} not exported (reason named), {failed} rejected or timed out; {seconds:.1f} s")
-    console.print(Text(summary, style="bold red" if failed else "bold green"))
+    checked = sum(k.kernel_checked for k in checks)
+    others = [(s, sum(k.status == s for k in checks)) for s in _NOT_CHECKED]
+    named = ", ".join(f"{n} {s}" for s, n in others if n)
+    summary = f"Coq: {checked} of {len(checks)} counterexamples kernel-checked" + (f"; not kernel-checked: {named}" if named else "")
+    console.print(Text(f"{summary}; {seconds:.1f} s", style="bold red" if checked < len(checks) else "bold green"))
 
 
 def replay_json(r: Replay, checks: tuple[KernelCheck, ...]) -> str:
