@@ -590,7 +590,7 @@ def _refuse_constant(name):
     raise ValueError(f"non-finite number {name}")
 
 
-_RATIONAL = re.compile(r"-?\d{1,%d}(/\d{1,%d})?" % (MAX_CONSTANT_DIGITS, MAX_CONSTANT_DIGITS))
+_RATIONAL = re.compile(r"-?[0-9]{1,%d}(/[0-9]{1,%d})?" % (MAX_CONSTANT_DIGITS, MAX_CONSTANT_DIGITS))  # ASCII digits only
 
 
 def _variables(raw) -> tuple[tuple[str, tuple[int, ...]], ...]:

@@ -22,13 +22,15 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .formula import Decision, Formula, FormulaFileError, NotExportable, export_formula
+from .formula import REFUTES, Decision, Formula, FormulaFileError, NotExportable, export_formula
 from .lock import Lock, LockEntry, relative_to_lock
 from .store import CounterexampleFileError, parse_exact, read_bounded, read_document, write_atomic
 
 FORMULA_SUFFIX = ".formula"
-#: the drift table's name for evidence of the kernel that moved since the lock
+#: the drift table's names: evidence of the kernel that moved since the lock, and a stored
+#: refutation its own pinned formula does not confirm (exact rationals and balls, no claim code)
 KERNEL_EVIDENCE_MOVED = "kernel evidence moved since the lock"
+PINNED_FORMULA_DISAGREES = "its pinned formula does not confirm the refutation"
 
 
 def formula_file(counterexample: str | os.PathLike) -> Path:
@@ -133,6 +135,29 @@ def pinned_refutation(counterexample: str | os.PathLike, formula_path: str | os.
     return PinnedRefutation(str(counterexample), formula, point_of(document, formula, counterexample), str(formula_path))
 
 
+@dataclass(frozen=True)
+class PinnedFile:
+    """A counterexample the lock cites, with the formula the lock pins for it (None: none pinned)."""
+
+    source: str  # as shown
+    counterexample: Path
+    formula: Path | None
+    sha256: str | None
+
+
+def pinned_file(lock: Lock, entry: LockEntry | None, listed: str, source: str | None = None) -> PinnedFile:
+    """The counterexample ``listed`` in ``entry`` with the formula the entry pins beside it."""
+    pins = dict(entry.evidence) if entry is not None else {}
+    formula_listed = formula_file(listed).as_posix()
+    pinned = formula_listed in pins
+    return PinnedFile(source or listed, lock.file(listed), lock.file(formula_listed) if pinned else None, pins.get(formula_listed))
+
+
+def pinned_files(lock: Lock) -> list[PinnedFile]:
+    """Every counterexample the lock cites, with its pinned formula, in the lock's order."""
+    return [pinned_file(lock, e, f) for e in lock.entries for f in e.counterexamples]
+
+
 def recheck_refutation(pinned: PinnedRefutation) -> Decision:
     """Whether the stored point refutes its pinned formula, decided by exact rationals and arb balls
     from the data alone (no claim code): ``refutes``, ``holds`` (the refutation is false) or
@@ -173,22 +198,22 @@ def with_kernel_evidence(entry: LockEntry, check, lock_path) -> LockEntry:
     return replace(entry, evidence=tuple(sorted(pins.items())))
 
 
-def evidence_drift(entry: LockEntry, lock: Lock, check=None) -> list[str]:
-    """One line per way the kernel's evidence of ``entry`` moved since the lock: a pinned file edited
-    or gone, a counterexample whose pinned formula says it does not refute, and (given the check as
-    the code states it now) a formula that is no longer the claim's."""
-    out = []
+def evidence_drift(entry: LockEntry, lock: Lock, check=None) -> list[tuple[str, str]]:
+    """``(change, detail)`` per way the kernel's evidence of ``entry`` moved since the lock: a pinned
+    file edited or gone, a counterexample whose pinned formula says it does not refute, and (given
+    the check as the code states it now) a formula that is no longer the claim's."""
+    moved, disagrees = [], []
     pins = dict(entry.evidence)
     for listed, locked_hash in pins.items():
         try:
             now = sha256_of(lock.file(listed))
         except CounterexampleFileError as exc:
-            out.append(f"{listed}: {exc.message}")
+            moved.append(f"{listed}: {exc.message}")
             continue
         if now != locked_hash:
-            out.append(f"{listed}: locked sha256 {locked_hash}, now {now}")
-    if out:
-        return out
+            moved.append(f"{listed}: locked sha256 {locked_hash}, now {now}")
+    if moved:
+        return [(KERNEL_EVIDENCE_MOVED, "; ".join(moved) + "; run `verify lock` to accept it")]
     for listed in entry.counterexamples:
         formula_listed = formula_file(listed).as_posix()
         if formula_listed not in pins:
@@ -196,21 +221,22 @@ def evidence_drift(entry: LockEntry, lock: Lock, check=None) -> list[str]:
         try:
             pinned = pinned_refutation(lock.file(listed), lock.file(formula_listed))
         except CounterexampleFileError as exc:
-            out.append(str(exc))
+            moved.append(str(exc))
             continue
         decision = recheck_refutation(pinned)
-        if decision.status != "refutes":
-            out.append(f"{listed}: its pinned formula does not confirm the refutation ({decision.status}: {decision.detail})")
+        if decision.status != REFUTES:
+            disagrees.append(f"{listed}: {decision.status} ({decision.detail})")
         if check is not None:
             try:
                 now_formula = export_for(check, lock.file(listed))
             except NotExportable as exc:
-                out.append(f"{formula_listed}: the claim's formula can no longer be exported ({exc})")
+                moved.append(f"{formula_listed}: the claim's formula can no longer be exported ({exc})")
                 continue
             if now_formula != pinned.formula:
-                out.append(f"{formula_listed}: the claim's formula at these dims is no longer the one pinned (the claim's code changed)")
-    return out
+                moved.append(f"{formula_listed}: the claim's formula at these dims is no longer the one pinned (the claim's code changed)")
+    out = [(PINNED_FORMULA_DISAGREES, "; ".join(disagrees))] if disagrees else []
+    return out + ([(KERNEL_EVIDENCE_MOVED, "; ".join(moved) + "; run `verify lock` to pin it anew")] if moved else [])
 
 
-__all__ = ["KERNEL_EVIDENCE_MOVED", "evidence_drift", "with_kernel_evidence", "FORMULA_SUFFIX", "PinnedRefutation", "export_for", "formula_file", "pin_counterexample", "pinned_refutation",
+__all__ = ["KERNEL_EVIDENCE_MOVED", "PINNED_FORMULA_DISAGREES", "PinnedFile", "pinned_file", "pinned_files", "evidence_drift", "with_kernel_evidence", "FORMULA_SUFFIX", "PinnedRefutation", "export_for", "formula_file", "pin_counterexample", "pinned_refutation",
            "point_of", "read_formula", "recheck_refutation", "sha256_of", "write_formula"]

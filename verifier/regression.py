@@ -27,7 +27,7 @@ from .engine import SearchConfig, run_check, run_checks
 from .search import error_result as search_error_result
 from .executor import die_with_parent, forks_safely
 from .isolation import forking_available
-from .kernel_evidence import KERNEL_EVIDENCE_MOVED, evidence_drift, with_kernel_evidence
+from .kernel_evidence import evidence_drift, with_kernel_evidence
 from .limits import available_cores
 from .lock import Lock, LockEntry, LockedSearch, file_sha256, locked_proof, relative_to_lock
 from .proof_audit import ProofBudget, as_locked, prove_all, wants_proof, with_proof
@@ -157,10 +157,8 @@ def _check_evidence(entry, check, lock, find_claim, base, start) -> Outcome:
     if edited:
         change = f"{change}; {CONTENT_CHANGED}" if change else CONTENT_CHANGED
         detail = "; ".join(([detail] if detail else []) + edited) + "; run `verify lock` to accept the new content"
-    moved = evidence_drift(entry, lock, check)
-    if moved:
-        change = f"{change}; {KERNEL_EVIDENCE_MOVED}" if change else KERNEL_EVIDENCE_MOVED
-        detail = "; ".join(([detail] if detail else []) + moved)
+    for what, why in evidence_drift(entry, lock, check):
+        change, detail = f"{change}; {what}" if change else what, f"{detail}; {why}" if detail else why
     return Outcome(**base, now=now, change=change, detail=detail, replays=replays, files=entry.counterexamples, seconds=time.monotonic() - start,
                    unpinned=tuple(unpinned))
 

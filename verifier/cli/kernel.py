@@ -13,9 +13,9 @@ from pathlib import Path
 
 import click
 
-from ..coq import CoqUnavailable, PinnedFile, kernel_check_files, kernel_check_locked
+from ..coq import CoqUnavailable, kernel_check_files, kernel_check_locked
 from ..coq.runner import REFUTATION_FALSE
-from ..kernel_evidence import formula_file
+from ..kernel_evidence import PinnedFile, pinned_file
 from ..reporters import coq_report
 from . import UsageFailure, err_console, registry
 
@@ -50,15 +50,7 @@ def kernel_checks(paths, coq: bool, coq_dir: Path | None, jobs: int = 1):
 def pinned_files(reg) -> list[PinnedFile]:
     """Every counterexample file the regression replayed, with the formula its lock entry pins."""
     locked = reg.lock.by_key()
-    out = []
-    for o in reg.outcomes:
-        entry = locked.get(o.key)
-        pins = dict(entry.evidence) if entry is not None else {}
-        for listed, r in zip(o.files, o.replays):
-            formula_listed = formula_file(listed).as_posix()
-            pinned = formula_listed in pins
-            out.append(PinnedFile(r.path, Path(r.path), reg.lock.file(formula_listed) if pinned else None, pins.get(formula_listed)))
-    return out
+    return [pinned_file(reg.lock, locked.get(o.key), listed, r.path) for o in reg.outcomes for listed, r in zip(o.files, o.replays)]
 
 
 def locked_kernel_checks(reg, coq: bool, coq_dir: Path | None, jobs: int = 1):

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..formula import Formula, NotExportable
-from ..kernel_evidence import pinned_refutation
+from ..kernel_evidence import PinnedFile, pinned_refutation
 from ..store import CounterexampleFileError, load, write_atomic
 from .export import RefutationFalse, export_counterexample, refutation_script
 
@@ -149,16 +149,6 @@ def kernel_check_files(paths, find_claim, out_dir: str | os.PathLike | None = No
         folder = _folder(out_dir, tmp)
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             return tuple(pool.map(lambda p: kernel_check(p, find_claim, folder, timeout), paths))
-
-
-@dataclass(frozen=True)
-class PinnedFile:
-    """A counterexample the lock cites, with the formula the lock pins for it (None: none pinned)."""
-
-    source: str  # as shown
-    counterexample: Path
-    formula: Path | None
-    sha256: str | None
 
 
 def kernel_check_locked(files, out_dir: str | os.PathLike | None = None, jobs: int = 1,
