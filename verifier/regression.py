@@ -183,6 +183,8 @@ def _check_search(entry, check, lock, progress, result, base, start) -> Outcome:
         detail = f"time cap reached after {result.stats.evaluations:,} of {lock.search.budget:,} evaluations"
     if not change and entry.proof is not None:
         change, detail = compare_proof(entry, result, detail)
+    for what, why in evidence_drift(entry, lock, check):
+        change, detail = f"{change}; {what}" if change else what, f"{detail}; {why}" if detail else why
     return Outcome(**base, now=now, change=change, detail=detail, result=result, seconds=max(result.seconds, time.monotonic() - start))
 
 
@@ -441,7 +443,7 @@ def make_lock(checks: Iterable[Check], search: LockedSearch, store: Counterexamp
                 saved = relative_to_lock(lock_path, path)
             entry = LockEntry(**key, verdict=result.verdict.value, method=result.method, counterexamples=(saved,) if saved else (),
                               sha256=(file_sha256(path),) if saved else (), proof=None if saved else locked_proof(result.proof))
-            entry = with_kernel_evidence(entry, check, lock_path)
+            entry = with_kernel_evidence(entry, check, lock_path, store.root, None if saved else result.proof)
             rows.append(LockRow(entry, result, (), saved=saved, stale=stale_names))
         except Exception as exc:
             result = error_result(check, search_config(search), exc)

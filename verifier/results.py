@@ -109,6 +109,9 @@ class ProofAttempt:
     #: proved only because lhs and rhs are the same function at these sizes (an inequality
     #: whose lhs - rhs simplifies to 0): true, and worth nothing to a reader
     identical_sides: bool = False
+    #: what the proof rests on, for a checker smaller than the prover (a
+    #: verifier.prove.certificate.ProofCertificate; None: the strategy recorded none)
+    certificate: Any = None
 
 
 @dataclass(frozen=True)

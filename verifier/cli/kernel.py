@@ -13,8 +13,10 @@ from pathlib import Path
 
 import click
 
+from dataclasses import replace
+
 from ..coq import CoqUnavailable, kernel_check_files, kernel_check_locked
-from ..coq.runner import REFUTATION_FALSE
+from ..coq.runner import REFUTATION_FALSE, kernel_check_locked_proofs
 from ..kernel_evidence import PinnedFile, pinned_file
 from ..reporters import coq_report
 from . import UsageFailure, err_console, registry
@@ -67,9 +69,35 @@ def locked_kernel_checks(reg, coq: bool, coq_dir: Path | None, jobs: int = 1):
     return checks
 
 
-def exit_code(checks, code: int, failed_code: int) -> int:
-    """``code``, or ``failed_code`` when a cited refutation is anything but kernel-checked."""
-    return failed_code if checks and any(k.failed for k in checks) else code
+def locked_proof_checks(lock, coq: bool, coq_dir: Path | None, jobs: int = 1):
+    """The kernel checks of every proof the lock records as going through, from its pinned certificate
+    (None without --coq), reported on stderr; exit 2 where coqc is missing."""
+    if not coq:
+        return None
+    start = time.monotonic()
+    try:
+        checks = kernel_check_locked_proofs(lock, coq_dir, jobs)
+    except CoqUnavailable as exc:
+        raise UsageFailure(str(exc)) from None
+    coq_report.print_proof_checks(err_console(), checks, time.monotonic() - start)
+    return checks
+
+
+def with_kernel_statuses(lock, coq: bool, coq_dir: Path | None, jobs: int = 1):
+    """``verify lock --coq``: the lock with what Coq's kernel made of each proof's certificate recorded."""
+    checks = locked_proof_checks(lock, coq, coq_dir, jobs)
+    if checks is None:
+        return lock
+    status = {c.key: c.lock_status for c in checks}
+    entries = tuple(replace(e, proof=replace(e.proof, kernel=status[e.key])) if e.key in status else e for e in lock.entries)
+    return replace(lock, entries=entries)
+
+
+def exit_code(checks, code: int, failed_code: int, proofs=None) -> int:
+    """``code``, or ``failed_code`` when a cited refutation is anything but kernel-checked, or a proof
+    the lock records as kernel-checked no longer is."""
+    failed = bool(checks) and any(k.failed for k in checks) or bool(proofs) and any(p.failed for p in proofs)
+    return failed_code if failed else code
 
 
 def replay_exit_code(checks, still_refutes: bool) -> int:

@@ -149,7 +149,7 @@ RESERVED = frozenset({
     "atan", "Rabs", "Rmax", "Rmin", "IZR", "INR",
 })
 #: the lemmas a named node may get, as suffixes of its name
-LEMMA_SUFFIXES = ("", "_val", "_bnd", "_eq", "_holds", "_def")
+LEMMA_SUFFIXES = ("", "_val", "_bnd", "_eq", "_holds", "_def", "_rel", "_case", "_is")
 
 
 class Namer:

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..formula import Formula, NotExportable
-from ..kernel_evidence import PinnedFile, pinned_refutation
+from ..kernel_evidence import PinnedFile, pinned_proof_file, pinned_refutation, read_proof, sha256_of
 from ..store import CounterexampleFileError, load, write_atomic
 from .export import RefutationFalse, export_counterexample, refutation_script
+from .proof import case_script
 
 INSTALL_HINT = "coqc not found: install Coq and the Interval library (Debian/Ubuntu: apt-get install coq libcoq-interval)"
 DEFAULT_TIMEOUT = 60.0
@@ -31,6 +32,10 @@ REFUTATION_FALSE = "refutation-false"
 NOT_PINNED = "not-pinned"
 REJECTED = "rejected"
 TIMED_OUT = "timed-out"
+#: a proof whose certificate the kernel has no strategy for (the reason named): labelled, never counted as checked
+UNCHECKED = "unchecked"
+#: coqc's time for one proof (a case analysis of hundreds of leaves takes minutes under load)
+PROOF_TIMEOUT = 900.0
 
 
 class CoqUnavailable(RuntimeError):
@@ -164,6 +169,69 @@ def kernel_check_locked(files, out_dir: str | os.PathLike | None = None, jobs: i
                                   files))
 
 
-__all__ = ["CoqUnavailable", "CounterexampleFileError", "INSTALL_HINT", "KERNEL_CHECKED", "KernelCheck", "NOT_EXPORTED",
+def kernel_check_proof(source: str, path: Path | None, sha256: str | None, out_dir: Path,
+                       timeout: float = PROOF_TIMEOUT) -> KernelCheck:
+    """Re-prove a locked proof in Coq from the certificate the lock pins (no claim code runs)."""
+    if path is None or sha256 is None:
+        return KernelCheck(source, NOT_PINNED, "the lock pins no certificate for this proof: run `verify lock` to write and pin it")
+    try:
+        now = sha256_of(path)
+        if now != sha256:
+            return KernelCheck(source, NOT_PINNED, f"edited since the lock (locked sha256 {sha256}, now {now})", formula=str(path))
+        evidence = read_proof(path)
+    except CounterexampleFileError as exc:
+        return KernelCheck(source, NOT_PINNED, str(exc), formula=str(path))
+    why = evidence.unchecked_why
+    if why is not None:
+        return KernelCheck(source, UNCHECKED, why, formula=str(path))
+    script = case_script(evidence.formula, evidence.boxes, evidence.trees(), evidence.domain_text, evidence.method)
+    target = out_dir / f"{script.module}.v"
+    write_atomic(target, script.text)
+    status, message, seconds = run_coqc(target, timeout)
+    return KernelCheck(source, status, message, seconds, str(target), script.theorem, str(path))
+
+
+@dataclass(frozen=True)
+class LockedProofCheck:
+    """The kernel check of one proof the lock records as going through."""
+
+    key: tuple[str, str, str]
+    locked: str  # what the lock says the kernel made of it ("checked", "unchecked: ...", "" when never run)
+    check: KernelCheck
+
+    @property
+    def lock_status(self) -> str:
+        """What ``verify lock --coq`` records: ``checked``, or ``unchecked: <why>``."""
+        k = self.check
+        if k.kernel_checked:
+            return "checked"
+        why = {REJECTED: f"Coq rejected the certificate ({k.reason})", TIMED_OUT: k.reason}.get(k.status, k.reason)
+        return f"unchecked: {why}"
+
+    @property
+    def failed(self) -> bool:
+        """A proof the lock records as kernel-checked that no longer is, or whose certificate is not what the lock pins."""
+        return (self.locked == "checked" and not self.check.kernel_checked) or self.check.status == NOT_PINNED
+
+
+def kernel_check_locked_proofs(lock, out_dir: str | os.PathLike | None = None, jobs: int = 1,
+                               timeout: float = PROOF_TIMEOUT) -> tuple[LockedProofCheck, ...]:
+    """Re-prove in Coq every proof the lock records as going through, from its pinned certificate."""
+    coqc_path()
+    tasks = []
+    for e in lock.entries:
+        if e.proof is None or e.proof.status != "proved":
+            continue
+        pinned = pinned_proof_file(lock, e)
+        path, listed, digest = pinned if pinned is not None else (None, f"{e.claim} part {e.part} [{e.reading}]", None)
+        tasks.append((e, listed, path, digest))
+    with tempfile.TemporaryDirectory(prefix="verify-coq-") as tmp:
+        folder = _folder(out_dir, tmp)
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            checks = pool.map(lambda t: kernel_check_proof(t[1], t[2], t[3], folder, timeout), tasks)
+            return tuple(LockedProofCheck(t[0].key, t[0].proof.kernel, k) for t, k in zip(tasks, checks))
+
+
+__all__ = ["CoqUnavailable", "LockedProofCheck", "PROOF_TIMEOUT", "UNCHECKED", "kernel_check_locked_proofs", "kernel_check_proof", "CounterexampleFileError", "INSTALL_HINT", "KERNEL_CHECKED", "KernelCheck", "NOT_EXPORTED",
            "NOT_PINNED", "PinnedFile", "REFUTATION_FALSE", "REJECTED", "TIMED_OUT", "coqc_path", "kernel_check",
            "kernel_check_files", "kernel_check_locked", "kernel_check_pinned", "kernel_check_refutation", "run_coqc"]

@@ -7,7 +7,8 @@ import json
 from rich.console import Console
 from rich.text import Text
 
-from ..coq.runner import KERNEL_CHECKED, NOT_EXPORTED, NOT_PINNED, REFUTATION_FALSE, REJECTED, TIMED_OUT, KernelCheck
+from ..coq.runner import (KERNEL_CHECKED, NOT_EXPORTED, NOT_PINNED, REFUTATION_FALSE, REJECTED, TIMED_OUT, UNCHECKED, KernelCheck,
+                          LockedProofCheck)
 from ..regression import Regression
 from ..store import Replay
 from .check_report import outcome_to_dict
@@ -50,18 +51,48 @@ def print_kernel_checks(console: Console, checks: tuple[KernelCheck, ...], secon
     console.print(Text(f"{summary}; {seconds:.1f} s", style="bold red" if checked < len(checks) else "bold green"))
 
 
+def print_proof_checks(console: Console, checks: tuple[LockedProofCheck, ...], seconds: float) -> None:
+    """One line per locked proof: what Coq made of its certificate, and whether that moved from the lock."""
+    for c in checks:
+        k = c.check
+        line = Text.assemble((f"{k.status:<15}", _STYLE.get(k.status, "yellow" if k.status == UNCHECKED and not c.failed else "bold red")),
+                             f"{k.seconds:5.1f} s  proof of {c.key[0]} part {c.key[1]} [{c.key[2]}]")
+        if k.reason:
+            line.append(f"  {k.reason}", style="dim")
+        if c.failed:
+            line.append(f"  (locked: {c.locked or 'not run'})", style="bold red")
+        console.print(line, soft_wrap=True)
+    checked = sum(c.check.kernel_checked for c in checks)
+    failed = sum(c.failed for c in checks)
+    summary = f"Coq: {checked} of {len(checks)} proofs kernel-checked"
+    if len(checks) - checked:
+        summary += f", {len(checks) - checked} labelled unchecked (reason named)"
+    if failed:
+        summary += f"; {failed} no longer as locked"
+    console.print(Text(f"{summary}; {seconds:.1f} s", style="bold red" if failed else "bold green"))
+
+
+def proof_check_to_dict(c: LockedProofCheck) -> dict:
+    return {"kernel_checked": c.check.kernel_checked, "coq_status": c.check.status, "coq_reason": c.check.reason or None,
+            "coq_seconds": round(c.check.seconds, 3), "coq_script": c.check.script or None, "coq_theorem": c.check.theorem or None,
+            "certificate": c.check.formula or None, "locked_kernel": c.locked or None, "failed": c.failed}
+
+
 def replay_json(r: Replay, checks: tuple[KernelCheck, ...]) -> str:
     return json.dumps({**replay_to_dict(r), **kernel_check_to_dict(checks[0])}, indent=2, ensure_ascii=False)
 
 
-def regression_json(reg: Regression, checks: tuple[KernelCheck, ...]) -> str:
-    """The regression's JSON with the kernel check of every listed counterexample file."""
+def regression_json(reg: Regression, checks: tuple[KernelCheck, ...], proofs: tuple[LockedProofCheck, ...] = ()) -> str:
+    """The regression's JSON with the kernel check of every listed counterexample file and of every locked proof."""
     by_file = {k.file: k for k in checks}
+    by_key = {c.key: c for c in proofs or ()}
     out = []
     for o in reg.outcomes:
         doc = outcome_to_dict(o)
         for entry, r in zip(doc["counterexamples"], o.replays):
             k = by_file.get(r.path)
             entry.update(kernel_check_to_dict(k) if k else {"kernel_checked": False, "coq_status": "not-run"})
+        if o.key in by_key:
+            doc["proof_kernel"] = proof_check_to_dict(by_key[o.key])
         out.append(doc)
     return json.dumps(out, indent=2, ensure_ascii=False)

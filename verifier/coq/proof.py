@@ -1,0 +1,111 @@
+"""A proved check as a Coq script: the statement from the pinned formula, the proof from its certificate.
+
+The theorem is :func:`verifier.coq.statement.statement` of the formula the lock pins, on the
+proof's domain.  The proof names every node's defining equation (``t_def : t = body``),
+adds what holds of every abs, max and min everywhere (``t_rel``), then proves each goal
+(every entry of the conclusion; an equality as two inequalities) by the case tree stored
+with the certificate (:mod:`.cases`): a ``destruct`` per resolved node, ``lra`` or ``nra``
+at each leaf.  The tree is a hint found by our code; Coq checks every step, so a wrong tree,
+a wrong formula or a false claim makes ``coqc`` reject the script.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..formula import Formula
+from ..proof_cases import Split, goals
+from .export import Namer, module_name  # noqa: F401  (module_name: the refutations' naming, kept beside)
+from .statement import Statement, header, statement
+
+PROOF_PREAMBLE = """\
+Require Import Reals Lra Psatz.
+Open Scope R_scope.
+
+(* What holds of abs, max, min and exp everywhere, and their two cases. *)
+Lemma abs_facts : forall t u, t = Rabs u -> u <= t /\\ - u <= t.
+Proof. intros t u ->. split; [apply Rle_abs | rewrite <- Rabs_Ropp; apply Rle_abs]. Qed.
+Lemma abs_split : forall t u, t = Rabs u -> (0 <= u /\\ t = u) \\/ (u <= 0 /\\ t = - u).
+Proof. intros t u ->. destruct (Rle_or_lt 0 u); [left; split; [lra | apply Rabs_pos_eq; lra] | right; split; [lra | apply Rabs_left1; lra]]. Qed.
+Lemma max_facts : forall t a b, t = Rmax a b -> a <= t /\\ b <= t.
+Proof. intros t a b ->. split; [apply Rmax_l | apply Rmax_r]. Qed.
+Lemma max_split : forall t a b, t = Rmax a b -> (b <= a /\\ t = a) \\/ (a <= b /\\ t = b).
+Proof. intros t a b ->. destruct (Rle_or_lt b a); [left; split; [lra | apply Rmax_left; lra] | right; split; [lra | apply Rmax_right; lra]]. Qed.
+Lemma min_facts : forall t a b, t = Rmin a b -> t <= a /\\ t <= b.
+Proof. intros t a b ->. split; [apply Rmin_l | apply Rmin_r]. Qed.
+Lemma min_split : forall t a b, t = Rmin a b -> (a <= b /\\ t = a) \\/ (b <= a /\\ t = b).
+Proof. intros t a b ->. destruct (Rle_or_lt a b); [left; split; [lra | apply Rmin_left; lra] | right; split; [lra | apply Rmin_right; lra]]. Qed.
+Lemma exp_facts : forall t u, t = exp u -> 0 < t.
+Proof. intros t u ->. apply exp_pos. Qed.
+"""
+
+_FACTS = {"abs": "abs_facts _ _", "max": "max_facts _ _ _", "min": "min_facts _ _ _", "exp": "exp_facts _ _"}
+_SPLITS = {"abs": "abs_split _ _", "max": "max_split _ _ _", "min": "min_split _ _ _"}
+
+
+@dataclass(frozen=True)
+class ProofScript:
+    text: str
+    module: str
+    theorem: str  # the statement proved, as Coq text
+
+
+def proof_module(formula: Formula) -> str:
+    import re
+
+    return re.sub(r"[^A-Za-z0-9_]", "_", f"proof_{formula.paper}_{formula.claim}_{formula.part}_{formula.reading}")
+
+
+def case_script(formula: Formula, boxes, trees: list, domain_text: str = "", method: str = "") -> ProofScript:
+    """The script proving ``formula`` on ``boxes`` by one case tree per goal (:func:`.cases.goals`, in order)."""
+    namer = Namer()
+    st = statement(formula, boxes, namer)
+    wanted = goals(formula)
+    if len(trees) != len(wanted):
+        raise ValueError(f"the certificate has {len(trees)} case trees, the formula {len(wanted)} goals")
+    lines = header(formula, domain_text, method) + ["", PROOF_PREAMBLE, f"Theorem proved :\n{st.text}.", "Proof.",
+                                                      f"  intros {' '.join(st.intro_names)}."]
+    for i, name in st.lets:
+        lines.append(f"  pose proof (eq_refl {name}) as {name}_def; unfold {name} at 2 in {name}_def; clearbody {name}.")
+    for i, name in st.lets:
+        op = formula.nodes[i][0]
+        if op in _FACTS:
+            lines.append(f"  pose proof ({_FACTS[op]} {name}_def) as {name}_rel.")
+    done = []
+    for k, ((entry, relation), tree) in enumerate(zip(wanted, trees), 1):
+        goal = _goal(st, formula, entry, relation)
+        lines.append(f"  assert (goal_{k} : {goal}) by ({_tactic(tree, st)}).")
+        done.append((entry, relation, f"goal_{k}"))
+    lines.append(f"  exact {_conclusion(formula, done)}.")
+    lines += ["Qed.", ""]
+    return ProofScript("\n".join(lines), proof_module(formula), st.text)
+
+
+def _goal(st: Statement, formula: Formula, entry: int, relation: str) -> str:
+    lhs, rhs = st.texts[formula.lhs[entry]], st.texts[formula.rhs[entry]]
+    return {"<=": f"{lhs} <= {rhs}", "<": f"{lhs} < {rhs}", ">=": f"{rhs} <= {lhs}", ">": f"{rhs} < {lhs}"}[relation]
+
+
+def _conclusion(formula: Formula, done) -> str:
+    """The proof term of the conclusion from the goals: an equality from its two inequalities."""
+    by_entry: dict[int, list[str]] = {}
+    for entry, _, name in done:
+        by_entry.setdefault(entry, []).append(name)
+    terms = [f"(Rle_antisym _ _ {names[0]} {names[1]})" if formula.relation == "==" else names[0] for _, names in sorted(by_entry.items())]
+    out = terms[-1]
+    for t in reversed(terms[:-1]):
+        out = f"(conj {t} {out})"
+    return out
+
+
+def _tactic(tree, st: Statement) -> str:
+    """The tactic of a case tree: a destruct per split, lra or nra at each leaf."""
+    if not isinstance(tree, Split):
+        return tree
+    name = st.names[tree.node]
+    pattern = f"[[{name}_case {name}_is]|[{name}_case {name}_is]]"
+    first, second = (_tactic(b, st) for b in tree.branches)
+    return f"destruct ({_SPLITS[tree.kind]} {name}_def) as {pattern}; [{first} | {second}]"
+
+
+__all__ = ["PROOF_PREAMBLE", "ProofScript", "case_script", "proof_module"]
