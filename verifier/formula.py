@@ -523,7 +523,7 @@ class Formula:
     @classmethod
     def from_json(cls, text: str) -> "Formula":
         try:
-            doc = json.loads(text, object_pairs_hook=_refuse_duplicates, parse_constant=_refuse_constant)
+            doc = json.loads(text, object_pairs_hook=refuse_duplicate_keys, parse_constant=_refuse_constant)
         except ValueError as exc:
             raise FormulaFileError("", f"not JSON: {exc}") from None
         return cls.from_document(doc)
@@ -577,7 +577,8 @@ def _is_count(v, lo: int) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and lo <= v
 
 
-def _refuse_duplicates(pairs):
+def refuse_duplicate_keys(pairs):
+    """``object_pairs_hook`` for json.loads: a key twice in one object is refused (the last would win silently)."""
     out = {}
     for k, v in pairs:
         if k in out:
@@ -949,4 +950,4 @@ def topological(roots: Sequence[Term]) -> tuple[list[Term], dict[int, int]]:
 __all__ = ["ARITHMETIC", "Atomiser", "Decision", "FORMULA_SCHEMA", "FORMULA_VERSION", "FUNCTIONS", "Formula", "FormulaContext",
            "FormulaFileError", "FormulaHypothesis", "FormulaTerms", "FormulaValues", "HOLDS", "NotExportable", "OPERATIONS",
            "PIECEWISE", "REFUTES", "Term", "UNDECIDED", "apply_ball", "arb_of", "build", "certainly_below", "equal_by_rewriting",
-           "exp_unit", "export_formula", "failing_entry", "lift", "rational_value", "tight_ball", "topological"]
+           "exp_unit", "export_formula", "failing_entry", "lift", "rational_value", "refuse_duplicate_keys", "tight_ball", "topological"]

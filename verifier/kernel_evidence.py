@@ -32,7 +32,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .formula import FUNCTIONS, REFUTES, Decision, Formula, FormulaFileError, NotExportable, export_formula
+from .formula import FUNCTIONS, REFUTES, Decision, Formula, FormulaFileError, NotExportable, export_formula, refuse_duplicate_keys
 from .lock import Lock, LockEntry, LockedProof, relative_to_lock
 from .proof_cases import NoCaseTree, case_tree, goals, tree_from_data, tree_to_data
 from .results import ProofStatus
@@ -54,9 +54,14 @@ def formula_file(counterexample: str | os.PathLike) -> Path:
 
 def read_formula(path: str | os.PathLike) -> Formula:
     """A stored formula, read with the limits of every stored file; a bad one names the field."""
-    raw = read_bounded(path, CounterexampleFileError, missing="no formula stored here (run `verify lock` to export it)")
+    return _read_stored(path, Formula.from_json, "no formula stored here (run `verify lock` to export it)")
+
+
+def _read_stored(path, parse, missing: str):
+    """``parse`` of a stored file's text, every problem a :class:`CounterexampleFileError` naming the file and field."""
+    raw = read_bounded(path, CounterexampleFileError, missing=missing)
     try:
-        return Formula.from_json(raw.decode("utf-8"))
+        return parse(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise CounterexampleFileError(path, None, f"cannot read: {exc}") from None
     except FormulaFileError as exc:
@@ -316,7 +321,7 @@ class ProofEvidence:
     @classmethod
     def from_json(cls, text: str) -> "ProofEvidence":
         try:
-            doc = json.loads(text, object_pairs_hook=_unique_keys)
+            doc = json.loads(text, object_pairs_hook=refuse_duplicate_keys)
         except ValueError as exc:
             raise FormulaFileError("", f"not JSON: {exc}") from None
         if not isinstance(doc, dict) or doc.get("schema") != PROOF_SCHEMA or doc.get("schema_version") != PROOF_VERSION:
@@ -354,15 +359,6 @@ class ProofEvidence:
         if certificate is not None and not isinstance(certificate, dict):
             raise FormulaFileError("certificate", "must be an object or null")
         return cls(formula, doc["method"], domain, doc["on"], certificate, kernel)
-
-
-def _unique_keys(pairs):
-    out = {}
-    for k, v in pairs:
-        if k in out:
-            raise ValueError(f"duplicate key {k!r}")
-        out[k] = v
-    return out
 
 
 def _flat(tree_data) -> list:
@@ -420,7 +416,7 @@ def kernel_hints(formula: Formula, boxes) -> dict:
     """The kernel's hints for a proof of ``formula`` on ``boxes``: a case tree per goal, or why none."""
     functions = sorted({n[0] for n in formula.nodes if n[0] in FUNCTIONS})
     if functions:
-        return {"strategy": NO_STRATEGY, "why": f"{', '.join(functions)} in the claim: the kernel has no strategy for it yet"}
+        return {"strategy": NO_STRATEGY, "why": f"{', '.join(functions)}: no kernel strategy yet"}
     try:
         trees = [case_tree(formula, boxes, g) for g in goals(formula)]
     except NoCaseTree as exc:
@@ -470,15 +466,7 @@ def pin_proof(check, attempt, store_root: Path, listed_as) -> tuple[str, str] | 
 
 
 def read_proof(path: str | os.PathLike) -> ProofEvidence:
-    raw = read_bounded(path, CounterexampleFileError, missing="no proof certificate stored here (run `verify lock` to write it)")
-    try:
-        return ProofEvidence.from_json(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise CounterexampleFileError(path, None, f"cannot read: {exc}") from None
-    except FormulaFileError as exc:
-        raise CounterexampleFileError(path, exc.where or None, exc.message) from None
-    except (ValueError, ZeroDivisionError) as exc:
-        raise CounterexampleFileError(path, None, str(exc)) from None
+    return _read_stored(path, ProofEvidence.from_json, "no proof certificate stored here (run `verify lock` to write it)")
 
 
 def pinned_proof_file(lock: Lock, entry: LockEntry) -> tuple[Path, str, str] | None:

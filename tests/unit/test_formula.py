@@ -159,3 +159,41 @@ def test_kernel_names_never_clash():
     lemmas = {n + s for n in names for s in ("", "_val", "_bnd", "_eq", "_holds")}
     assert len(lemmas) == 5 * len(names)
     assert all(n.isascii() and n.replace("_", "a").isalnum() for n in names)
+
+
+# ------------------------------------------------------------------------------ proof certificates
+def _proof_evidence():
+    from verifier.kernel_evidence import ProofEvidence, kernel_hints
+
+    check = check_of("3.5", part="norm-bound")
+    formula = export_formula(check, {"n": 2})
+    return ProofEvidence(formula, "smt", {"dims": {"n": 2}, "boxes": {"E": None}, "relations": []}, "n = 2; E \u2208 \u211d^(2\u00d72)",
+                         None, kernel_hints(formula, {"E": None}))
+
+
+def test_a_proof_certificate_reads_back_as_itself():
+    from verifier.kernel_evidence import ProofEvidence
+
+    ev = _proof_evidence()
+    assert ev.kernel["strategy"] == "cases" and len(ev.kernel["trees"]) == 1
+    assert ProofEvidence.from_json(ev.to_json()) == ev
+    assert all(isinstance(x, (str, int)) for x in ev.kernel["trees"][0])  # flat: no nesting for a hostile file to deepen
+
+
+@pytest.mark.parametrize("edit, where", [
+    (lambda d: d["kernel"].update(trees=[]), "kernel.trees"),  # one tree per goal
+    (lambda d: d["kernel"].update(trees=[["split", 0, "lra", "lra"]]), "kernel.trees[0]"),  # node 0 is a variable, not abs/max/min
+    (lambda d: d["kernel"].update(trees=[["split"]]), "kernel.trees[0]"),
+    (lambda d: d["kernel"].update(trees=[["lra", "lra"]]), "kernel.trees[0]"),
+    (lambda d: d["kernel"].update(strategy="trust-me"), "kernel.strategy"),
+    (lambda d: d["domain"]["boxes"].update(E=["1", "0"]), "domain.boxes.E"),
+    (lambda d: d["domain"]["boxes"].update(F=None), "domain.boxes.F"),
+])
+def test_a_malformed_proof_certificate_is_refused_naming_the_field(edit, where):
+    from verifier.kernel_evidence import ProofEvidence
+
+    doc = json.loads(_proof_evidence().to_json())
+    edit(doc)
+    with pytest.raises(FormulaFileError) as info:
+        ProofEvidence.from_json(json.dumps(doc))
+    assert info.value.where == where

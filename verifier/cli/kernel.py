@@ -39,14 +39,9 @@ def kernel_checks(paths, coq: bool, coq_dir: Path | None, jobs: int = 1):
     now, reported on stderr; exit 2 where coqc is missing."""
     if not coq:
         return None
-    start = time.monotonic()
     claims = registry()  # here: the click context that names the packs is not visible in the worker threads
-    try:
-        checks = kernel_check_files([str(p) for p in paths], lambda paper, cid: claims.find(paper, cid), coq_dir, jobs)
-    except CoqUnavailable as exc:
-        raise UsageFailure(str(exc)) from None
-    coq_report.print_kernel_checks(err_console(), checks, time.monotonic() - start)
-    return checks
+    return _reported(lambda: kernel_check_files([str(p) for p in paths], lambda paper, cid: claims.find(paper, cid), coq_dir, jobs),
+                     coq_report.print_kernel_checks)
 
 
 def pinned_files(reg) -> list[PinnedFile]:
@@ -55,18 +50,23 @@ def pinned_files(reg) -> list[PinnedFile]:
     return [pinned_file(reg.lock, locked.get(o.key), listed, r.path) for o in reg.outcomes for listed, r in zip(o.files, o.replays)]
 
 
+def _reported(run, report):
+    """``run()``'s checks, reported on stderr with their time; exit 2 where coqc is missing."""
+    start = time.monotonic()
+    try:
+        checks = run()
+    except CoqUnavailable as exc:
+        raise UsageFailure(str(exc)) from None
+    report(err_console(), checks, time.monotonic() - start)
+    return checks
+
+
 def locked_kernel_checks(reg, coq: bool, coq_dir: Path | None, jobs: int = 1):
     """The kernel checks of every counterexample the lock cites, each from the formula the lock pins
     (None without --coq), reported on stderr; exit 2 where coqc is missing."""
     if not coq:
         return None
-    start = time.monotonic()
-    try:
-        checks = kernel_check_locked(pinned_files(reg), coq_dir, jobs)
-    except CoqUnavailable as exc:
-        raise UsageFailure(str(exc)) from None
-    coq_report.print_kernel_checks(err_console(), checks, time.monotonic() - start)
-    return checks
+    return _reported(lambda: kernel_check_locked(pinned_files(reg), coq_dir, jobs), coq_report.print_kernel_checks)
 
 
 def locked_proof_checks(lock, coq: bool, coq_dir: Path | None, jobs: int = 1):
@@ -74,13 +74,7 @@ def locked_proof_checks(lock, coq: bool, coq_dir: Path | None, jobs: int = 1):
     (None without --coq), reported on stderr; exit 2 where coqc is missing."""
     if not coq:
         return None
-    start = time.monotonic()
-    try:
-        checks = kernel_check_locked_proofs(lock, coq_dir, jobs)
-    except CoqUnavailable as exc:
-        raise UsageFailure(str(exc)) from None
-    coq_report.print_proof_checks(err_console(), checks, time.monotonic() - start)
-    return checks
+    return _reported(lambda: kernel_check_locked_proofs(lock, coq_dir, jobs), coq_report.print_proof_checks)
 
 
 def with_kernel_statuses(lock, coq: bool, coq_dir: Path | None, jobs: int = 1):

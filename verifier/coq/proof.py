@@ -11,11 +11,11 @@ a wrong formula or a false claim makes ``coqc`` reject the script.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..formula import Formula
 from ..proof_cases import Split, goals
-from .export import Namer, module_name  # noqa: F401  (module_name: the refutations' naming, kept beside)
 from .statement import Statement, header, statement
 
 PROOF_PREAMBLE = """\
@@ -51,15 +51,12 @@ class ProofScript:
 
 
 def proof_module(formula: Formula) -> str:
-    import re
-
     return re.sub(r"[^A-Za-z0-9_]", "_", f"proof_{formula.paper}_{formula.claim}_{formula.part}_{formula.reading}")
 
 
 def case_script(formula: Formula, boxes, trees: list, domain_text: str = "", method: str = "") -> ProofScript:
     """The script proving ``formula`` on ``boxes`` by one case tree per goal (:func:`.cases.goals`, in order)."""
-    namer = Namer()
-    st = statement(formula, boxes, namer)
+    st = statement(formula, boxes)
     wanted = goals(formula)
     if len(trees) != len(wanted):
         raise ValueError(f"the certificate has {len(trees)} case trees, the formula {len(wanted)} goals")
