@@ -147,7 +147,7 @@ def test_check_coq_fails_when_a_locked_proof_certificate_no_longer_checks(coqc, 
     nothing but the kernel looks inside it -- and fails ``verify check --coq``.  Before the kernel
     checked proofs there was no certificate and ``--coq`` looked at refutations only."""
     (tmp_path / "mutants.py").write_text(textwrap.dedent(PACK))
-    locked = _verify(tmp_path, "lock", "--coq")
+    locked = _verify(tmp_path, "lock", "--coq", "--prove-time", "30")
     assert locked.returncode == 0, locked.stderr
     lock = json.loads((tmp_path / "claims.lock").read_text())
     (entry,) = lock["checks"]
@@ -156,6 +156,8 @@ def test_check_coq_fails_when_a_locked_proof_certificate_no_longer_checks(coqc, 
     path = tmp_path / listed
     broken = _cut_case(ProofEvidence.from_json(path.read_text()))
     path.write_text(broken.to_json())
+    edited = _verify(tmp_path, "check")  # the certificate edited, the lock's pin not: drift without the kernel
+    assert edited.returncode == 1 and "kernel evidence moved since the lock" in edited.stderr, edited.stderr
     entry["evidence"][listed] = sha256_of(path)
     (tmp_path / "claims.lock").write_text(json.dumps(lock))
     plain = _verify(tmp_path, "check")
