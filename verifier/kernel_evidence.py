@@ -282,8 +282,9 @@ def evidence_drift(entry: LockEntry, lock: Lock, check=None) -> list[tuple[str, 
 PROOF_SUFFIX = ".proof"
 PROOF_SCHEMA = "ml-claim-verifier/proof"
 PROOF_VERSION = 1
-#: the kernel's strategies: a case analysis closed by lra/nra, or none (the reason named)
-CASES, NO_STRATEGY = "cases", "none"
+#: the kernel's strategies: a case analysis closed by lra/nra, an equality with exp by rewriting and
+#: field, or none (the reason named)
+CASES, EXP_IDENTITY, NO_STRATEGY = "cases", "exp-identity", "none"
 
 
 @dataclass(frozen=True)
@@ -306,7 +307,7 @@ class ProofEvidence:
     @property
     def unchecked_why(self) -> str | None:
         """Why the kernel cannot re-check this proof (None: it has a strategy)."""
-        return None if self.kernel.get("strategy") == CASES else str(self.kernel.get("why", "no kernel strategy recorded"))
+        return None if self.kernel.get("strategy") in (CASES, EXP_IDENTITY) else str(self.kernel.get("why", "no kernel strategy recorded"))
 
     def trees(self) -> list:
         return [tree_from_data(_nested(t), self.formula) for t in self.kernel.get("trees", [])]
@@ -344,8 +345,10 @@ class ProofEvidence:
                     raise FormulaFileError(f"domain.boxes.{name}", str(exc)) from None
                 if lo > hi:
                     raise FormulaFileError(f"domain.boxes.{name}", "empty (lo > hi)")
-        if not isinstance(kernel, dict) or kernel.get("strategy") not in (CASES, NO_STRATEGY):
-            raise FormulaFileError("kernel.strategy", f"must be {CASES!r} or {NO_STRATEGY!r}")
+        if not isinstance(kernel, dict) or kernel.get("strategy") not in (CASES, EXP_IDENTITY, NO_STRATEGY):
+            raise FormulaFileError("kernel.strategy", f"must be {CASES!r}, {EXP_IDENTITY!r} or {NO_STRATEGY!r}")
+        if kernel["strategy"] == EXP_IDENTITY and (formula.relation != "==" or set(kernel) != {"strategy"}):
+            raise FormulaFileError("kernel.strategy", f"{EXP_IDENTITY!r} proves an equality, with no further hints")
         if kernel["strategy"] == CASES:
             trees = kernel.get("trees")
             if not isinstance(trees, list) or len(trees) != len(goals(formula)):
@@ -415,8 +418,10 @@ def proof_file(store_root: Path, paper: str, claim: str, part: str, reading: str
 def kernel_hints(formula: Formula, boxes) -> dict:
     """The kernel's hints for a proof of ``formula`` on ``boxes``: a case tree per goal, or why none."""
     functions = sorted({n[0] for n in formula.nodes if n[0] in FUNCTIONS})
+    if functions == ["exp"] and formula.relation == "==":
+        return {"strategy": EXP_IDENTITY}
     if functions:
-        return {"strategy": NO_STRATEGY, "why": f"{', '.join(functions)}: no kernel strategy yet"}
+        return {"strategy": NO_STRATEGY, "why": f"{', '.join(functions)}: no kernel strategy yet" + (" for an inequality" if functions == ["exp"] else "")}
     try:
         trees = [case_tree(formula, boxes, g) for g in goals(formula)]
     except NoCaseTree as exc:
@@ -481,6 +486,6 @@ def with_kernel_status(proof: LockedProof, status: str) -> LockedProof:
     return replace(proof, kernel=status)
 
 
-__all__ = ["CASES", "NO_STRATEGY", "PROOF_SUFFIX", "ProofEvidence", "kernel_hints", "pin_proof", "pinned_proof_file", "proof_evidence",
+__all__ = ["CASES", "EXP_IDENTITY", "NO_STRATEGY", "PROOF_SUFFIX", "ProofEvidence", "kernel_hints", "pin_proof", "pinned_proof_file", "proof_evidence",
            "proof_file", "read_proof", "with_kernel_status", "KERNEL_EVIDENCE_MOVED", "PINNED_FORMULA_DISAGREES", "PinnedFile", "pinned_file", "pinned_files", "evidence_drift", "with_kernel_evidence", "FORMULA_SUFFIX", "PinnedRefutation", "export_for", "formula_file", "pin_counterexample", "pinned_refutation",
            "point_of", "read_formula", "recheck_refutation", "sha256_of", "write_formula"]

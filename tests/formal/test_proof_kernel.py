@@ -19,7 +19,7 @@ from fractions import Fraction
 
 import pytest
 
-from verifier import Claim, Hypothesis, Part, Scalar
+from verifier import Claim, Hypothesis, Part, Scalar, Vector
 from verifier.coq.runner import KERNEL_CHECKED, REJECTED, UNCHECKED, kernel_check_proof
 from verifier.formula import export_formula
 from verifier.kernel_evidence import ProofEvidence, _flat, _nested, kernel_hints, sha256_of
@@ -168,3 +168,33 @@ def test_check_coq_fails_when_a_locked_proof_certificate_no_longer_checks(coqc, 
     assert row["proof_kernel"]["coq_status"] == REJECTED and row["proof_kernel"]["locked_kernel"] == "checked"
     assert "no longer as locked" in kernel.stderr
     shutil.rmtree(tmp_path / "counterexamples")
+
+
+def _softmax_shift(rng, shift):
+    """softmax(x + s) = softmax(x) entrywise, with s = c a the same for every entry (true) or s = c a x (false: a scaling)."""
+    n, c = rng.randint(2, 3), Fraction(rng.randint(1, 5), rng.randint(1, 3))
+
+    def shifted(ctx, v):
+        e = ctx.exp(v.x + (c * v.a if shift == "constant" else c * v.a * v.x))
+        return e / ctx.sum(e, -1, keepdims=True)
+
+    def plain(ctx, v):
+        e = ctx.exp(v.x)
+        return e / ctx.sum(e, -1, keepdims=True)
+
+    claim = Claim(id="shift", title="generated", statement="generated", paper="generated", dims=[],
+                  variables=[Vector("x", n, lo=-2, hi=2), Scalar("a", lo=-1, hi=1)],
+                  parts=[Part("main", lhs=shifted, rhs=plain, relation="==", elementwise=True)])
+    formula = export_formula(claim.checks()[0], {})
+    domain = {"dims": {}, "boxes": {"x": ["-2", "2"], "a": ["-1", "1"]}, "relations": []}
+    return ProofEvidence(formula, "identity", domain, "x \u2208 [-2, 2]^n, a \u2208 [-1, 1]", None,
+                         kernel_hints(formula, {"x": (Fraction(-2), Fraction(2)), "a": (Fraction(-1), Fraction(1))}))
+
+
+def test_an_identity_with_exp_is_kernel_checked_by_rewriting_and_a_false_one_rejected(coqc, tmp_path):
+    rng = random.Random(3)
+    true, false = _softmax_shift(rng, "constant"), _softmax_shift(rng, "scaled")
+    assert true.kernel == {"strategy": "exp-identity"} and false.kernel == {"strategy": "exp-identity"}
+    checks = _checked({"true": true, "false": false}, tmp_path)
+    assert checks["true"].status == KERNEL_CHECKED, checks["true"].reason
+    assert checks["false"].status == REJECTED

@@ -39,6 +39,17 @@ Lemma exp_facts : forall t u, t = exp u -> 0 < t.
 Proof. intros t u ->. apply exp_pos. Qed.
 """
 
+#: an identity with exp: every let substituted, exp of a sum or difference split, then field
+IDENTITY_PREAMBLE = """\
+Require Import Reals Lra Field.
+Open Scope R_scope.
+
+Lemma exp_sub : forall a b, exp (a - b) = exp a * / exp b.
+Proof. intros a b. unfold Rminus. rewrite exp_plus, exp_Ropp. reflexivity. Qed.
+(* A denominator made of exps, sums and products of them is positive. *)
+Ltac positive := repeat first [apply Rplus_lt_0_compat | apply Rmult_lt_0_compat | apply Rinv_0_lt_compat | apply exp_pos | lra].
+"""
+
 _FACTS = {"abs": "abs_facts _ _", "max": "max_facts _ _ _", "min": "min_facts _ _ _", "exp": "exp_facts _ _"}
 _SPLITS = {"abs": "abs_split _ _", "max": "max_split _ _ _", "min": "min_split _ _ _"}
 
@@ -78,6 +89,22 @@ def case_script(formula: Formula, boxes, trees: list, domain_text: str = "", met
     return ProofScript("\n".join(lines), proof_module(formula), st.text)
 
 
+def identity_script(formula: Formula, boxes, domain_text: str = "", method: str = "") -> ProofScript:
+    """The script proving an equality with exp by rewriting: every ``let`` substituted, exp of a sum or
+    difference written as a product or quotient of exps (``exp_plus``), then ``field``, each
+    denominator nonzero by a hypothesis of the statement or by positivity (exps, sums, products)."""
+    if formula.relation != "==":
+        raise ValueError("the rewriting proves equalities only")
+    st = statement(formula, boxes)
+    lines = header(formula, domain_text, method) + ["", IDENTITY_PREAMBLE, f"Theorem proved :\n{st.text}.", "Proof.",
+                                                      f"  intros {' '.join(st.intro_names)}.",
+                                                      "  repeat match goal with x := _ : R |- _ => subst x end.",
+                                                      "  rewrite ?exp_plus, ?exp_sub, ?exp_Ropp in *.",
+                                                      "  repeat split; field; repeat split; first [assumption | apply Rgt_not_eq; positive].",
+                                                      "Qed.", ""]
+    return ProofScript("\n".join(lines), proof_module(formula), st.text)
+
+
 def _goal(st: Statement, formula: Formula, entry: int, relation: str) -> str:
     lhs, rhs = st.texts[formula.lhs[entry]], st.texts[formula.rhs[entry]]
     return {"<=": f"{lhs} <= {rhs}", "<": f"{lhs} < {rhs}", ">=": f"{rhs} <= {lhs}", ">": f"{rhs} < {lhs}"}[relation]
@@ -105,4 +132,4 @@ def _tactic(tree, st: Statement) -> str:
     return f"destruct ({_SPLITS[tree.kind]} {name}_def) as {pattern}; [{first} | {second}]"
 
 
-__all__ = ["PROOF_PREAMBLE", "ProofScript", "case_script", "proof_module"]
+__all__ = ["IDENTITY_PREAMBLE", "PROOF_PREAMBLE", "ProofScript", "case_script", "identity_script", "proof_module"]

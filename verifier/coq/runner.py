@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..formula import Formula, NotExportable
-from ..kernel_evidence import PinnedFile, pinned_proof_file, pinned_refutation, read_proof, sha256_of
+from ..kernel_evidence import EXP_IDENTITY, PinnedFile, pinned_proof_file, pinned_refutation, read_proof, sha256_of
 from ..store import CounterexampleFileError, load, write_atomic
 from .export import RefutationFalse, export_counterexample, refutation_script
-from .proof import case_script
+from .proof import case_script, identity_script
 
 INSTALL_HINT = "coqc not found: install Coq and the Interval library (Debian/Ubuntu: apt-get install coq libcoq-interval)"
 DEFAULT_TIMEOUT = 60.0
@@ -184,7 +184,10 @@ def kernel_check_proof(source: str, path: Path | None, sha256: str | None, out_d
     why = evidence.unchecked_why
     if why is not None:
         return KernelCheck(source, UNCHECKED, why, formula=str(path))
-    script = case_script(evidence.formula, evidence.boxes, evidence.trees(), evidence.domain_text, evidence.method)
+    if evidence.kernel["strategy"] == EXP_IDENTITY:
+        script = identity_script(evidence.formula, evidence.boxes, evidence.domain_text, evidence.method)
+    else:
+        script = case_script(evidence.formula, evidence.boxes, evidence.trees(), evidence.domain_text, evidence.method)
     target = out_dir / f"{script.module}.v"
     write_atomic(target, script.text)
     status, message, seconds = run_coqc(target, timeout)
@@ -205,7 +208,8 @@ class LockedProofCheck:
         k = self.check
         if k.kernel_checked:
             return "checked"
-        why = {REJECTED: f"Coq rejected the certificate ({k.reason})", TIMED_OUT: k.reason}.get(k.status, k.reason)
+        error = k.reason[k.reason.find("Error:"):] if "Error:" in k.reason else k.reason
+        why = {REJECTED: f"Coq rejected the certificate ({error})", TIMED_OUT: k.reason}.get(k.status, k.reason)
         return f"unchecked: {why}"
 
     @property

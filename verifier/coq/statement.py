@@ -76,6 +76,7 @@ def statement(formula: Formula, boxes: Mapping[str, tuple[Fraction, Fraction] | 
         for idx in _indices(shape):
             i = by_ref.get((name, idx))
             variables.append(names[i] if i is not None else namer.fresh(variable_name((name, idx))))
+    binder = {(name, idx): coq for (name, idx), coq in zip(((n, idx) for n, shape in formula.variables for idx in _indices(shape)), variables)}
     texts: dict[int, str] = {}
     bodies: dict[str, str] = {}
     lets: list[tuple[int, str]] = []
@@ -110,8 +111,7 @@ def statement(formula: Formula, boxes: Mapping[str, tuple[Fraction, Fraction] | 
             continue
         lo, hi = (Fraction(x) for x in box)
         for idx in _indices(shape):
-            i = by_ref.get((name, idx))
-            coq = names[i] if i is not None else variables[_position(formula, name, idx)]
+            coq = binder[name, idx]  # the variable itself, even where a hypothesis's let names it too
             box_names.append(namer.fresh(f"box_{coq}"))
             box_lines.append(f"{_literal(lo)} <= {coq} <= {_literal(hi)}")
     defined = []
@@ -126,7 +126,7 @@ def statement(formula: Formula, boxes: Mapping[str, tuple[Fraction, Fraction] | 
             kind, arg = "nonnegative", node[1]
         else:
             continue
-        if nodes[arg][0] == "const":
+        if nodes[arg][0] == "const" or (kind, arg) in {(k, a) for _, k, a in defined}:
             continue
         name = namer.fresh(f"defined_{len(defined) + 1}")
         defined.append((name, kind, arg))
@@ -151,15 +151,6 @@ def statement(formula: Formula, boxes: Mapping[str, tuple[Fraction, Fraction] | 
 
 def _indices(shape) -> list[tuple[int, ...]]:
     return list(itertools.product(*(range(s) for s in shape)))
-
-
-def _position(formula: Formula, name: str, idx) -> int:
-    out = 0
-    for n, shape in formula.variables:
-        if n == name:
-            return out + _indices(shape).index(tuple(idx))
-        out += len(_indices(shape))
-    raise KeyError(name)
 
 
 def _op_text(op: str, args: list[str]) -> str:
