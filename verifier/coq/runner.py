@@ -214,8 +214,10 @@ class LockedProofCheck:
 
     @property
     def failed(self) -> bool:
-        """A proof the lock records as kernel-checked that no longer is, or whose certificate is not what the lock pins."""
-        return (self.locked == "checked" and not self.check.kernel_checked) or self.check.status == NOT_PINNED
+        """A proof the lock records as kernel-checked that no longer is (its certificate rejected, edited,
+        gone or timed out).  One the lock records as unchecked stays labelled so; one locked before the
+        kernel checked proofs has no certificate yet (``verify lock --coq`` writes and checks it)."""
+        return self.locked == "checked" and not self.check.kernel_checked
 
 
 def kernel_check_locked_proofs(lock, out_dir: str | os.PathLike | None = None, jobs: int = 1,
