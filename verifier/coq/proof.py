@@ -12,10 +12,14 @@ a wrong formula or a false claim makes ``coqc`` reject the script.
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from dataclasses import dataclass
 
-from ..formula import Formula
+import sympy
+
+from ..formula import FUNCTIONS, PIECEWISE, Formula
 from ..proof_cases import Split, goals
+from .export import _literal
 from .statement import Statement, header, statement
 
 PROOF_PREAMBLE = """\
@@ -90,19 +94,107 @@ def case_script(formula: Formula, boxes, trees: list, domain_text: str = "", met
 
 
 def identity_script(formula: Formula, boxes, domain_text: str = "", method: str = "") -> ProofScript:
-    """The script proving an equality with exp by rewriting: every ``let`` substituted, exp of a sum or
-    difference written as a product or quotient of exps (``exp_plus``), then ``field``, each
-    denominator nonzero by a hypothesis of the statement or by positivity (exps, sums, products)."""
+    """The script proving an equality with exp by rewriting: each exp's argument expanded to a
+    canonical sum of monomials (``field`` proves the expansion), every ``let`` substituted, exp of a
+    sum or difference written as a product or quotient of exps (``exp_plus``), then ``field``, each
+    denominator nonzero by a hypothesis of the statement or by positivity (exps, sums, products).
+    The expansion makes ``exp(beta (x Wq + bq)(x Wk + bk))`` and the same exponent written otherwise
+    the same product of atoms on both sides."""
     if formula.relation != "==":
         raise ValueError("the rewriting proves equalities only")
     st = statement(formula, boxes)
     lines = header(formula, domain_text, method) + ["", IDENTITY_PREAMBLE, f"Theorem proved :\n{st.text}.", "Proof.",
-                                                      f"  intros {' '.join(st.intro_names)}.",
-                                                      "  repeat match goal with x := _ : R |- _ => subst x end.",
-                                                      "  rewrite ?exp_plus, ?exp_sub, ?exp_Ropp in *.",
-                                                      "  repeat split; field; repeat split; first [assumption | apply Rgt_not_eq; positive].",
-                                                      "Qed.", ""]
+                                                      f"  intros {' '.join(st.intro_names)}."]
+    canonical = []
+    for i, name in st.lets:
+        if formula.nodes[i][0] != "exp":
+            continue
+        arg = formula.nodes[i][1]
+        expanded = _expanded(formula, st, arg)
+        if expanded is None:
+            continue
+        unfold = _arithmetic_lets(formula, st, arg)
+        how = f"unfold {name}; f_equal; {'unfold ' + ', '.join(unfold) + '; ' if unfold else ''}field"
+        lines.append(f"  assert ({name}_eq : {name} = exp {expanded}) by ({how}).")
+        canonical.append(name)
+    if canonical:
+        lines.append(f"  clearbody {' '.join(canonical)}. subst {' '.join(canonical)}.")
+    lines += ["  repeat match goal with x := _ : R |- _ => subst x end.",
+              "  rewrite ?exp_plus, ?exp_sub, ?exp_Ropp in *.",
+              "  repeat split; field; repeat split; first [assumption | apply Rgt_not_eq; positive].",
+              "Qed.", ""]
     return ProofScript("\n".join(lines), proof_module(formula), st.text)
+
+
+def _expanded(formula: Formula, st: Statement, root: int) -> str | None:
+    """The node as a canonical sum of monomials in the variables and the atoms (abs, max, min and
+    functions, by their let names), Coq text right-nested; None when it divides by a non-constant."""
+    symbols: dict[str, sympy.Symbol] = {}
+
+    def symbol(name: str):
+        return symbols.setdefault(name, sympy.Symbol(name))
+
+    memo: dict[int, object] = {}
+    for i in sorted(_cone(formula, root)):
+        node = formula.nodes[i]
+        op = node[0]
+        if op == "var":
+            memo[i] = symbol(st.names[i] if st.names.get(i, "").startswith("v_") else st.texts[i])
+        elif op == "const":
+            memo[i] = sympy.Rational(node[1].numerator, node[1].denominator)
+        elif op in ("+", "-", "*", "neg"):
+            a = [memo[j] for j in node[1:]]
+            memo[i] = {"+": lambda: a[0] + a[1], "-": lambda: a[0] - a[1], "*": lambda: a[0] * a[1], "neg": lambda: -a[0]}[op]()
+        elif op == "/" and formula.nodes[node[2]][0] == "const":
+            memo[i] = memo[node[1]] / memo[node[2]]
+        elif op in ("/",):
+            return None
+        else:  # an atom: abs, max, min, a function
+            memo[i] = symbol(st.names[i])
+    terms = sorted(sympy.Add.make_args(sympy.expand(memo[root])), key=sympy.default_sort_key)
+    texts = [_monomial(t) for t in terms if t != 0]
+    if not texts:
+        return _literal(Fraction(0))
+    out = texts[-1]
+    for t in reversed(texts[:-1]):
+        out = f"({t} + {out})"
+    return out
+
+
+def _monomial(term) -> str:
+    coeff, rest = term.as_coeff_Mul()
+    factors = []
+    for base, power in sorted(rest.as_powers_dict().items(), key=lambda bp: str(bp[0])):
+        if base != 1:
+            factors += [str(base)] * int(power)
+    q = Fraction(int(sympy.fraction(abs(coeff))[0]), int(sympy.fraction(abs(coeff))[1]))
+    parts = ([] if q == 1 and factors else [_literal(q)]) + factors
+    body = parts[-1]
+    for f in reversed(parts[:-1]):
+        body = f"({f} * {body})"
+    return f"(- {body})" if coeff < 0 else body
+
+
+def _cone(formula: Formula, root: int) -> set[int]:
+    """The nodes of ``root``'s expression down to its atoms (abs, max, min, functions and variables)."""
+    out, stack = set(), [root]
+    while stack:
+        i = stack.pop()
+        if i in out:
+            continue
+        out.add(i)
+        node = formula.nodes[i]
+        if node[0] in ("+", "-", "*", "/", "neg"):
+            stack.extend(node[1:])
+    return out
+
+
+def _arithmetic_lets(formula: Formula, st: Statement, root: int) -> list[str]:
+    """The lets inside ``root``'s expression that ``ring`` must see through (outermost first)."""
+    names = dict(st.lets)
+    cone = _cone(formula, root)
+    return [names[i] for i in sorted(cone, reverse=True)
+            if i in names and formula.nodes[i][0] not in PIECEWISE and formula.nodes[i][0] not in FUNCTIONS]
 
 
 def _goal(st: Statement, formula: Formula, entry: int, relation: str) -> str:
