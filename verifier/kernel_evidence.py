@@ -486,6 +486,19 @@ def with_kernel_status(proof: LockedProof, status: str) -> LockedProof:
     return replace(proof, kernel=status)
 
 
+def with_locked_kernel(result, entry: LockEntry, moved) -> object:
+    """A re-proved result carrying what the kernel made of the lock's certificate, while that
+    certificate is still the evidence (pinned, unedited, its formula the claim's): "proved,
+    kernel-checked" stays visible in every output of ``verify check``."""
+    proof = getattr(result, "proof", None)
+    locked = entry.proof
+    if proof is None or locked is None or not locked.kernel or moved or proof.status is not ProofStatus.PROVED:
+        return result
+    if not any(listed.endswith(PROOF_SUFFIX) for listed, _ in entry.evidence):
+        return result
+    return replace(result, proof=replace(proof, kernel=locked.kernel))
+
+
 __all__ = ["CASES", "EXP_IDENTITY", "NO_STRATEGY", "PROOF_SUFFIX", "ProofEvidence", "kernel_hints", "pin_proof", "pinned_proof_file", "proof_evidence",
-           "proof_file", "read_proof", "with_kernel_status", "KERNEL_EVIDENCE_MOVED", "PINNED_FORMULA_DISAGREES", "PinnedFile", "pinned_file", "pinned_files", "evidence_drift", "with_kernel_evidence", "FORMULA_SUFFIX", "PinnedRefutation", "export_for", "formula_file", "pin_counterexample", "pinned_refutation",
+           "proof_file", "read_proof", "with_kernel_status", "with_locked_kernel", "KERNEL_EVIDENCE_MOVED", "PINNED_FORMULA_DISAGREES", "PinnedFile", "pinned_file", "pinned_files", "evidence_drift", "with_kernel_evidence", "FORMULA_SUFFIX", "PinnedRefutation", "export_for", "formula_file", "pin_counterexample", "pinned_refutation",
            "point_of", "read_formula", "recheck_refutation", "sha256_of", "write_formula"]

@@ -27,7 +27,7 @@ from .engine import SearchConfig, run_check, run_checks
 from .search import error_result as search_error_result
 from .executor import die_with_parent, forks_safely
 from .isolation import forking_available
-from .kernel_evidence import evidence_drift, with_kernel_evidence
+from .kernel_evidence import evidence_drift, with_kernel_evidence, with_locked_kernel
 from .limits import available_cores
 from .lock import Lock, LockEntry, LockedSearch, file_sha256, locked_proof, relative_to_lock
 from .proof_audit import ProofBudget, as_locked, prove_all, wants_proof, with_proof
@@ -183,8 +183,10 @@ def _check_search(entry, check, lock, progress, result, base, start) -> Outcome:
         detail = f"time cap reached after {result.stats.evaluations:,} of {lock.search.budget:,} evaluations"
     if not change and entry.proof is not None:
         change, detail = compare_proof(entry, result, detail)
-    for what, why in evidence_drift(entry, lock, check):
+    moved = evidence_drift(entry, lock, check)
+    for what, why in moved:
         change, detail = f"{change}; {what}" if change else what, f"{detail}; {why}" if detail else why
+    result = with_locked_kernel(result, entry, moved)
     return Outcome(**base, now=now, change=change, detail=detail, result=result, seconds=max(result.seconds, time.monotonic() - start))
 
 

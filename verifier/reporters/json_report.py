@@ -96,6 +96,7 @@ def proof_to_dict(p: ProofAttempt | None) -> dict | None:
         "message": p.message,
         "also": list(p.also),
         "identical_sides": p.identical_sides,
+        "kernel": p.kernel or None,  # "checked" / "unchecked: why": what Coq made of the locked certificate
     }
 
 
