@@ -198,3 +198,16 @@ def test_an_identity_with_exp_is_kernel_checked_by_rewriting_and_a_false_one_rej
     checks = _checked({"true": true, "false": false}, tmp_path)
     assert checks["true"].status == KERNEL_CHECKED, checks["true"].reason
     assert checks["false"].status == REJECTED
+
+
+def test_lock_coq_without_coqc_is_a_one_line_usage_error_before_any_work(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from verifier.cli import main
+
+    (tmp_path / "mutants.py").write_text(textwrap.dedent(PACK))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    r = CliRunner().invoke(main, ["lock", "--pack", "mutants.py", "--coq"])
+    assert r.exit_code == 2 and r.stderr.strip().splitlines()[-1].startswith("error: coqc not found: install Coq")
+    assert not (tmp_path / "claims.lock").exists() and not (tmp_path / "counterexamples").exists()

@@ -20,7 +20,7 @@ from . import BUDGET, DPS, SECONDS, SEED, UsageFailure, _save_counterexamples, e
 from . import jobs_option as shared_jobs_option
 from .all_claims import prove_boxes_option, prove_time_option, prove_total_option
 from ..proof_audit import ProofBudget
-from .kernel import coq_options, exit_code, locked_kernel_checks, locked_proof_checks, with_kernel_statuses
+from .kernel import coq_options, exit_code, locked_kernel_checks, locked_proof_checks, require_coqc, with_kernel_statuses
 
 LOCK_TIME_LIMIT = 30.0  # a safety cap well above what the CI budget needs, so the budget decides
 
@@ -136,6 +136,7 @@ def lock_cmd(lock_path, store_dir, seed, budget, time_limit, dps, prove_time, pr
     is proved on its claim's stated domain, and the lock records where and whether it went through.
     """
     console = err_console()
+    require_coqc(coq)
     search = LockedSearch(seed=seed, budget=budget, time_limit=time_limit, dps=dps, prove_time=prove_time, prove_total=prove_total,
                           prove_boxes=prove_boxes)
     old = read_lock(lock_path) if claim_ids and lock_path.exists() else None
@@ -169,6 +170,7 @@ def check_cmd(lock_path, junit_file, as_json, save, store_dir, jobs, claim_ids, 
     rejects a proof), 2 on a missing or corrupt lockfile or counterexample file.  Nothing is
     written unless --junit or --save is given.
     """
+    require_coqc(coq)
     if save:
         CounterexampleStore(store_dir).check_writable()  # before the search, so its results are not lost after it
     if junit_file is not None:

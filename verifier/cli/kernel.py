@@ -16,7 +16,7 @@ import click
 from dataclasses import replace
 
 from ..coq import CoqUnavailable, kernel_check_files, kernel_check_locked
-from ..coq.runner import REFUTATION_FALSE, kernel_check_locked_proofs
+from ..coq.runner import REFUTATION_FALSE, coqc_path, kernel_check_locked_proofs
 from ..kernel_evidence import PinnedFile, pinned_file
 from ..reporters import coq_report
 from . import UsageFailure, err_console, registry
@@ -75,6 +75,15 @@ def locked_proof_checks(lock, coq: bool, coq_dir: Path | None, jobs: int = 1):
     if not coq:
         return None
     return _reported(lambda: kernel_check_locked_proofs(lock, coq_dir, jobs), coq_report.print_proof_checks)
+
+
+def require_coqc(coq: bool) -> None:
+    """With --coq, refuse at once (exit 2, the install hint) where coqc is missing: not after a long run."""
+    if coq:
+        try:
+            coqc_path()
+        except CoqUnavailable as exc:
+            raise UsageFailure(str(exc)) from None
 
 
 def with_kernel_statuses(lock, coq: bool, coq_dir: Path | None, jobs: int = 1):
