@@ -214,13 +214,17 @@ def _conclusion(formula: Formula, done) -> str:
     return out
 
 
-def _tactic(tree, st: Statement) -> str:
-    """The tactic of a case tree: a destruct per split, lra or nra at each leaf."""
+def _tactic(tree, st: Statement, resolved: tuple[str, ...] = ()) -> str:
+    """The tactic of a case tree: a destruct per split, lra or nra at each leaf.  Before nra, what
+    holds of a node everywhere (``t_rel``) is cleared where the branch resolved the node: its case
+    says more, and nra's products of hypotheses grow with their square."""
     if not isinstance(tree, Split):
+        if tree == "nra" and resolved:
+            return f"(clear {' '.join(n + '_rel' for n in resolved)}; nra)"
         return tree
     name = st.names[tree.node]
     pattern = f"[[{name}_case {name}_is]|[{name}_case {name}_is]]"
-    first, second = (_tactic(b, st) for b in tree.branches)
+    first, second = (_tactic(b, st, resolved + (name,)) for b in tree.branches)
     return f"destruct ({_SPLITS[tree.kind]} {name}_def) as {pattern}; [{first} | {second}]"
 
 
