@@ -38,6 +38,8 @@ from . import tasks as tasks_
 
 #: seconds an isolated proof may run past its own time limit before its worker stops it
 PROOF_GRACE = 5.0
+#: seconds a worker may take to export a check's formula as data
+FORMULA_SECONDS = 120.0
 
 
 @dataclass(frozen=True)
@@ -248,6 +250,20 @@ class Audit:
                 except (CounterexampleFileError, OSError) as exc:
                     unsaved[key] = str(exc)
         return saved, unsaved
+
+    def formula(self, check: Check, dims) -> "Formula":
+        """``check``'s formula at ``dims``, exported as data by a worker of its pack (the claim's code
+        runs there); :class:`~verifier.formula.NotExportable` naming why it cannot be."""
+        from .formula import Formula, NotExportable
+
+        (outcome,) = self._map(tasks_.export_formula, [tasks_.FormulaTask(self.runner.ref(check), dict(dims))], 1,
+                               limit=lambda _: FORMULA_SECONDS)
+        if not outcome.returned:
+            raise NotExportable(f"the claim's code {outcome.describe()} while its formula was exported")
+        kind, value = outcome.value
+        if kind == "formula" and isinstance(value, Formula) and (value.claim, value.part, value.reading) == check.key:
+            return value
+        raise NotExportable(value if kind == "not-exported" and isinstance(value, str) else "its worker sent back another formula")
 
     # ------------------------------------------------------------------------ answers, checked
     def _map(self, fn, tasks, workers, limit=None, on_message=None):

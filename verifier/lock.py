@@ -75,6 +75,8 @@ class LockedProof:
     volume_percent: float | None = None
     also: tuple[str, ...] = ()  # larger sizes also proved ("n = 3")
     identical_sides: bool = False  # proved only because both sides are the same function there
+    #: what Coq's kernel made of the proof's certificate: "checked", "unchecked: <why>", or "" (not run)
+    kernel: str = ""
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,9 @@ class LockEntry:
     counterexamples: tuple[str, ...] = ()  # relative to the lockfile's folder
     sha256: tuple[str, ...] = ()  # of each file's bytes, parallel to ``counterexamples``
     proof: LockedProof | None = None
+    #: the kernel's evidence (verifier/kernel_evidence.py), each file with the sha256 of its bytes: the
+    #: formula of every counterexample and of the proof, the proof's certificate
+    evidence: tuple[tuple[str, str], ...] = ()
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -133,6 +138,8 @@ def to_document(lock: Lock) -> dict:
             item["sha256"] = dict(zip(e.counterexamples, e.sha256, strict=True))
         if e.proof is not None:
             item["proof"] = _proof_document(e.proof)
+        if e.evidence:
+            item["evidence"] = dict(e.evidence)
         entries.append(item)
     return {
         "schema": SCHEMA,
@@ -155,6 +162,8 @@ def _proof_document(p: LockedProof) -> dict:
         doc["also_on"] = list(p.also)
     if p.identical_sides:
         doc["identical_sides"] = True
+    if p.kernel:
+        doc["kernel"] = p.kernel
     return doc
 
 
@@ -259,11 +268,12 @@ def read(path: str | os.PathLike = LOCK_NAME) -> Lock:
     entries = tuple(_entry(path, i, item) for i, item in enumerate(doc["checks"]))
     project = project_root(path)
     for i, e in enumerate(entries):
-        for j, f in enumerate(e.counterexamples):
+        listed = [(f"counterexamples[{j}]", f) for j, f in enumerate(e.counterexamples)] + [(f"evidence.{f}", f) for f, _ in e.evidence]
+        for where, f in listed:
             try:
                 _target(path, f).relative_to(project)
             except ValueError:
-                raise LockFileError(path, f"checks[{i}].counterexamples[{j}]", f"{f!r} leads outside the project folder {project}") from None
+                raise LockFileError(path, f"checks[{i}].{where}", f"{f!r} leads outside the project folder {project}") from None
     seen = set()
     for i, e in enumerate(entries):
         if e.key in seen:
@@ -326,10 +336,19 @@ def _entry(path, i, item) -> LockEntry:
     method = item.get("method", "none")
     if not isinstance(method, str):
         raise LockFileError(path, f"{where}.method", "must be a string")
+    evidence = item.get("evidence", {})
+    if not isinstance(evidence, dict):
+        raise LockFileError(path, f"{where}.evidence", "must map each file of the kernel's evidence to the sha256 of its content")
+    for f, digest in evidence.items():
+        problem = listed_path_problem(f)
+        if problem is not None:
+            raise LockFileError(path, f"{where}.evidence", f"{f!r} {problem}")
+        if not isinstance(digest, str) or not _SHA256.fullmatch(digest):
+            raise LockFileError(path, f"{where}.evidence.{f}", "not 64 lowercase hex digits")
     return LockEntry(
         paper=item["paper"], claim=item["claim"], part=item["part"], reading=item["reading"],
         verdict=item["verdict"], method=method, counterexamples=tuple(files), sha256=tuple(hashes[f] for f in files),
-        proof=_proof(path, where, item["proof"]) if "proof" in item else None,
+        proof=_proof(path, where, item["proof"]) if "proof" in item else None, evidence=tuple(evidence.items()),
     )
 
 
@@ -359,7 +378,11 @@ def _proof(path, where, p) -> LockedProof:
     identical = p.get("identical_sides", False)
     if not isinstance(identical, bool):
         raise LockFileError(path, f"{where}.identical_sides", "must be true or false")
-    return LockedProof(p["status"], p.get("on", ""), domain, p.get("method", ""), None if volume is None else float(volume), tuple(also), identical)
+    kernel = p.get("kernel", "")
+    if not isinstance(kernel, str):
+        raise LockFileError(path, f"{where}.kernel", "must be a string (what Coq's kernel made of the proof's certificate)")
+    return LockedProof(p["status"], p.get("on", ""), domain, p.get("method", ""), None if volume is None else float(volume), tuple(also), identical,
+                       kernel)
 
 
 __all__ = ["LOCK_NAME", "Lock", "LockEntry", "LockFileError", "LockedProof", "LockedSearch", "locked_proof", "dumps", "file_sha256", "listed_path_problem", "merged", "project_root", "read", "relative_to_lock", "restricted", "write"]

@@ -25,6 +25,7 @@ from typing import Callable, Iterable
 from .audit import Audit, AuditOptions
 from .budget import ProofBudget
 from .claims import Check
+from .kernel_evidence import evidence_drift, with_kernel_evidence, with_locked_kernel
 from .lock import Lock, LockEntry, LockedSearch, file_sha256, locked_proof, relative_to_lock
 from .results import CheckResult, ProofStatus, Verdict
 from .search.config import SearchConfig
@@ -121,7 +122,7 @@ def check_entry(entry: LockEntry, check: Check, lock: Lock, replay: Replayer, au
     base = dict(paper=entry.paper, claim=entry.claim, part=entry.part, reading=entry.reading, locked=entry.verdict)
     try:
         if entry.counterexamples:
-            return _check_evidence(entry, check, lock, replay, base, start)
+            return _check_evidence(entry, check, lock, replay, audit, base, start)
         return _check_search(entry, check, lock, audit, progress, result, base, start)
     except Exception as exc:
         return Outcome(**base, now=Verdict.ERROR.value, change=COULD_NOT_CHECK, detail=describe_error(exc), seconds=time.monotonic() - start)
@@ -136,7 +137,7 @@ def describe_error(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _check_evidence(entry, check, lock, replay, base, start) -> Outcome:
+def _check_evidence(entry, check, lock, replay, audit, base, start) -> Outcome:
     edited, unpinned = [], []
     for f, locked_hash in zip(entry.counterexamples, entry.sha256):
         now_hash = file_sha256(lock.file(f))
@@ -159,6 +160,8 @@ def _check_evidence(entry, check, lock, replay, base, start) -> Outcome:
     if edited:
         change = f"{change}; {CONTENT_CHANGED}" if change else CONTENT_CHANGED
         detail = "; ".join(([detail] if detail else []) + edited) + "; run `verify lock` to accept the new content"
+    for what, why in evidence_drift(entry, lock, check, audit.formula):
+        change, detail = f"{change}; {what}" if change else what, f"{detail}; {why}" if detail else why
     return Outcome(**base, now=now, change=change, detail=detail, replays=replays, files=entry.counterexamples, seconds=time.monotonic() - start,
                    unpinned=tuple(unpinned))
 
@@ -183,6 +186,10 @@ def _check_search(entry, check, lock, audit, progress, result, base, start) -> O
         detail = f"time cap reached after {result.stats.evaluations:,} of {lock.search.budget:,} evaluations"
     if not change and entry.proof is not None:
         change, detail = compare_proof(entry, result, detail)
+    moved = evidence_drift(entry, lock, check, audit.formula)
+    for what, why in moved:
+        change, detail = f"{change}; {what}" if change else what, f"{detail}; {why}" if detail else why
+    result = with_locked_kernel(result, entry, moved)
     return Outcome(**base, now=now, change=change, detail=detail, result=result, seconds=max(result.seconds, time.monotonic() - start))
 
 
@@ -386,6 +393,7 @@ def make_lock(checks: Iterable[Check], search: LockedSearch, store: Counterexamp
                 entry = LockEntry(**key, verdict=check.claim.refuted_verdict, method=refuting[0][1].certificate.method,
                                   counterexamples=tuple(relative_to_lock(lock_path, p) for p, _ in refuting),
                                   sha256=tuple(file_sha256(p) for p, _ in refuting))
+                entry = with_kernel_evidence(entry, check, lock_path, export=audit.formula)
                 rows.append(LockRow(entry, None, tuple(r for _, r in refuting), stale=stale_names))
                 continue
             result = searched[check.key]
@@ -401,6 +409,7 @@ def make_lock(checks: Iterable[Check], search: LockedSearch, store: Counterexamp
                 saved = relative_to_lock(lock_path, path)
             entry = LockEntry(**key, verdict=result.verdict.value, method=result.method, counterexamples=(saved,) if saved else (),
                               sha256=(file_sha256(path),) if saved else (), proof=None if saved else locked_proof(result.proof))
+            entry = with_kernel_evidence(entry, check, lock_path, store.root, None if saved else result.proof, audit.formula)
             rows.append(LockRow(entry, result, (), saved=saved, stale=stale_names))
         except Exception as exc:
             result = error_result(check, search_config(search), exc)

@@ -69,11 +69,4 @@ def replay(path, runner, catalog, dps: int | None = None):
     return result
 
 
-def export_coq(path, runner, catalog) -> tuple:
-    """("script", module, text) or ("not-exported", why) of a stored counterexample's Coq proof."""
-    _, claim = file_claim(path, catalog)
-    task = tasks.ExportTask(catalog.source_of(claim), str(path))
-    return ask(runner, tasks.export_coq, task, f"claim {claim.id}: its code", REPLAY_TIME_LIMIT, tuple)
-
-
-__all__ = ["REPLAY_TIME_LIMIT", "WorkerFailed", "ask", "export_coq", "file_claim", "replay"]
+__all__ = ["REPLAY_TIME_LIMIT", "WorkerFailed", "ask", "file_claim", "replay"]

@@ -140,6 +140,9 @@ class ProofAttempt:
     #: what the proof rests on, for a checker smaller than the prover
     #: (:class:`verifier.prove.certificate.ProofCertificate`; None: not recorded)
     certificate: Any = None
+    #: what Coq's kernel made of the proof's pinned certificate, as the lock records it ("checked",
+    #: "unchecked: why"; "" when no kernel was asked): a re-proof in `verify check` carries the lock's
+    kernel: str = ""
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from .coq.export import export_counterexample
-from .coq.terms import NotExportable
+from .formula import NotExportable
+from .formula import export_formula as export_check_formula
 from .packside import PackSource, as_data, loaded, resolve
 from .proof_audit import as_locked, attempt, proof_before_search
 from .prove import make_proof_box, prove
@@ -16,7 +16,6 @@ from .results import ProofAttempt, ProofStatus
 from .runner import make_runner, send_message
 from .search.config import SearchConfig
 from .search.coordinator import run_check
-from .evidence import load as load_counterexample
 from .replay import replay as replay_file
 from .tighten import tighten as tighten_check
 
@@ -105,22 +104,20 @@ def prove_on(task: ProveTask):
 
 
 @dataclass(frozen=True)
-class ExportTask:
-    """A stored counterexample to state in Coq: its pack and its path."""
+class FormulaTask:
+    """A check's formula to export as data, at these dims."""
 
-    source: PackSource
-    path: str
+    ref: object
+    dims: dict
 
 
-def export_coq(task: ExportTask):
-    """("script", module, text) of the counterexample's Coq proof, or ("not-exported", why)."""
-    _, registry = loaded(task.source)
+def export_formula(task: FormulaTask):
+    """("formula", the check's Formula at the task's dims) or ("not-exported", why)."""
     try:
-        script = export_counterexample(load_counterexample(task.path, registry.find))
+        return "formula", export_check_formula(resolve(task.ref), task.dims)
     except NotExportable as exc:
-        return ("not-exported", str(exc))
-    return ("script", script.module, script.text)
+        return "not-exported", str(exc)
 
 
-__all__ = ["ExportTask", "PROGRESS_EVERY", "ProveTask", "ReplayTask", "TightenTask", "export_coq", "prove_first", "prove_on",
+__all__ = ["FormulaTask", "PROGRESS_EVERY", "ProveTask", "ReplayTask", "TightenTask", "export_formula", "prove_first", "prove_on",
            "prove_survivor", "replay", "search", "tighten"]

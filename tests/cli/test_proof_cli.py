@@ -62,7 +62,7 @@ def test_lemma_json_says_where_a_survivor_was_proved(paper):
     (item,) = json.loads(r.stdout)
     assert item["verdict"] == "survived"
     assert item["proof"]["status"] == "proved" and item["proof"]["method"] == "smt"
-    assert item["audit"] == "proved on x \u2208 [-3, 5], y \u2208 [-3, 5]"
+    assert item["audit"] == "proved (z3) on x \u2208 [-3, 5], y \u2208 [-3, 5]"  # z3's word: no kernel has re-checked it
     assert item["proof"]["domain_spec"]["boxes"] == {"x": ["-3", "5"], "y": ["-3", "5"]}
 
 
@@ -162,12 +162,12 @@ def test_reports_say_proved_on_the_domain(paper):
     write_pack(paper, rhs=TOUCHING)
     assert lock(paper).exit_code == 0
     summary = verify("report", "--pack", paper, "--format", "markdown", "--summary").stdout
-    assert "| proved on x \u2208 [-3, 5], y \u2208 [-3, 5] | smt |" in summary
+    assert "| proved (z3) on x \u2208 [-3, 5], y \u2208 [-3, 5] | smt |" in summary
     assert "| survived (proof: inconclusive, " in summary and "% of volume on x \u2208 [-1, 2]) | - |" in summary
     for fmt in ("markdown", "html", "latex"):
         r = verify("report", "--pack", paper, "--format", fmt, "--jobs", 1)
         assert r.exit_code == 0, r.stderr
-        assert "proved on x" in r.stdout and "Proof inconclusive on x" in r.stdout, fmt
+        assert "proved (z3) on x" in r.stdout and "Proof inconclusive on x" in r.stdout, fmt
         assert "as locked" in r.stdout and " s of 0 s" not in r.stdout, fmt  # the lock's record, not a run of no time
 
 
@@ -204,7 +204,7 @@ def test_the_lock_and_the_audit_table_say_which_sizes_were_proved_and_where_side
     assert "identical_sides" not in entries["sizes"]
     assert entries["one"]["on"].startswith("n = 1;") and entries["one"]["identical_sides"] is True and entries["one"]["method"] == "identity"
     summary = verify("report", "--pack", pack, "--format", "markdown", "--summary").stdout
-    assert "| proved on n = 2; x \u2208 [-2, 2]^2 (also at n = 3; n = 4) | smt |" in summary
+    assert "| proved (z3) on n = 2; x \u2208 [-2, 2]^2 (also at n = 3; n = 4) | smt |" in summary
     assert "| proved on n = 1; x \u2208 [-2, 2]^1, where both sides are the same function (nothing is compared there) | identity |" in summary
     r = verify("check", "--pack", pack, "--jobs", 1)
     assert r.exit_code == 0, r.stderr

@@ -18,8 +18,10 @@ from lemmas import REGISTRY
 from verifier import Claim, Dim, Part, Scalar, Vector
 from verifier.certify import Certifier
 from verifier.cli import main
-from verifier.coq import CoqContext, NotExportable, export_counterexample, kernel_check_files
-from verifier.coq.runner import KERNEL_CHECKED, NOT_EXPORTED, REJECTED, run_coqc
+from verifier.coq import CoqContext, NotExportable, RefutationFalse, export_counterexample, kernel_check_files, kernel_check_locked
+from verifier.kernel_evidence import pinned_files
+from verifier.lock import read as read_lock
+from verifier.coq.runner import KERNEL_CHECKED, REFUTATION_FALSE, REJECTED, run_coqc
 from verifier.evidence import load
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,14 +42,18 @@ def coqc():
 
 # ------------------------------------------------------------------------------ the pack
 def test_every_stored_counterexample_is_kernel_checked(coqc, tmp_path):
-    """coqc accepts the proof of every stored counterexample, the equality cases with irrational
-    sides included (4.2 (3), B.1 (1), (2) as printed: a strict claim refuted where lhs = rhs =
-    e - 1), whose proof rewrites both sides to rational functions of exp(1/D) for ``field``."""
-    checks = kernel_check_files(PACK, find_claim, tmp_path, jobs=os.cpu_count() or 2)
-    assert len(checks) == len(PACK) > 0
+    """coqc accepts the proof of every counterexample the lock cites, each written from the formula
+    the lock pins beside it (no claim code runs), the equality cases with irrational sides
+    included (4.2 (3), B.1 (1), (2) as printed: a strict claim refuted where lhs = rhs = e - 1),
+    whose proof rewrites both sides to rational functions of exp(1/D) for ``field``."""
+    lock = read_lock(ROOT / "claims.lock")
+    files = pinned_files(lock)
+    assert sorted(f.counterexample.resolve() for f in files) == [p.resolve() for p in PACK]
+    checks = kernel_check_locked(files, tmp_path, jobs=os.cpu_count() or 2)
     problems = [(k.file, k.status, k.reason) for k in checks if k.status != KERNEL_CHECKED]
     assert not problems
-    equalities = [k for k in checks if "symbolic" in json.loads(Path(k.file).read_text())["certificate"]]
+    assert all(k.formula.endswith(".formula") for k in checks)
+    equalities = [k for k in checks if "symbolic" in json.loads((ROOT / k.file).read_text())["certificate"]]
     assert len(equalities) >= 3
     assert all("Lemma conclusion_fails : claim_lhs = claim_rhs." in Path(k.script).read_text() for k in equalities)
 
@@ -78,12 +84,12 @@ def test_an_edited_counterexample_is_rejected_by_coqc(coqc, tmp_path, name, vari
     assert status == REJECTED and "Error" in message
 
 
-def test_an_edited_file_that_no_longer_refutes_is_not_exported(tmp_path):
+def test_an_edited_file_that_no_longer_refutes_is_named_false(tmp_path):
     doc = json.loads((ROOT / "counterexamples/alman-song-2025/3.3/3-as-printed-seed0.json").read_text())
     doc["vars"]["B"] = [["0", "0"]]  # ||AB||_1 = 0 <= 0: the claim holds here
     path = tmp_path / "edited.json"
     path.write_text(json.dumps(doc))
-    with pytest.raises(NotExportable, match="do not separate"):
+    with pytest.raises(RefutationFalse, match="the refutation is false: the conclusion holds at every entry"):
         export_counterexample(load(path, find_claim))
 
 
@@ -125,7 +131,7 @@ def test_generated_claims_are_kernel_checked_exactly_where_the_certifier_refutes
     refutes = [Certifier(30).certify(check, load(p, lambda *_: claim).data, {"n": n}).violated for p in paths]
     assert refutes == [True, False]
     checks = kernel_check_files(paths, lambda *_: claim, tmp_path / "v")
-    assert [k.status for k in checks] == [KERNEL_CHECKED, NOT_EXPORTED], [k.reason for k in checks]
+    assert [k.status for k in checks] == [KERNEL_CHECKED, REFUTATION_FALSE], [k.reason for k in checks]
 
 
 def _exp_equality_claim(rng):

@@ -46,12 +46,17 @@ def test_report_coq_says_every_file_of_the_claim_is_kernel_checked(coqc, monkeyp
     files = _files_of_claim(ROOT / "claims.lock")
     assert files
     if fmt == "markdown":
-        assert _markdown_status(r.stdout) == {f: "kernel-checked by Coq (coqc)" for f in files}
+        assert _markdown_status(r.stdout) == {f: _checked(f) for f in files}
     else:
         for f in files:
             assert (f"<dt>replay</dt><dd><code>verify replay {f}</code></dd>"
-                    "<dt>Coq</dt><dd>kernel-checked by Coq (coqc)</dd>") in r.stdout
+                    f"<dt>Coq</dt><dd>{_checked(f)}</dd>") in r.stdout
         assert r.stdout.count("kernel-checked by Coq (coqc)") == len(files)
+
+
+def _checked(file: str) -> str:
+    """The report's line for a file coqc accepted: the statement is the formula the lock pins beside it."""
+    return f"kernel-checked by Coq (coqc); the statement is the pinned formula {file.removesuffix('.json')}.formula"
 
 
 def test_report_without_coq_shows_nothing_new_and_runs_no_coqc(monkeypatch, tmp_path):
@@ -87,19 +92,19 @@ def edited_project(tmp_path, monkeypatch):
     return tmp_path
 
 
-def test_an_edited_file_is_named_not_exported_in_every_format(coqc, edited_project):
+def test_an_edited_file_is_named_not_a_refutation_in_every_format(coqc, edited_project):
     files = _files_of_claim(edited_project / "claims.lock")
     assert EDITED in files
     md = _report("--coq", "--format", "markdown")
     assert md.exit_code == 1, md.stderr  # the drift of the edited file
     status = _markdown_status(md.stdout)
-    assert status.pop(EDITED).startswith("not exported: ")
-    assert status == {f: "kernel-checked by Coq (coqc)" for f in files if f != EDITED}
+    assert status.pop(EDITED).startswith("not a refutation: its formula, evaluated exactly at the stored values, ")
+    assert status == {f: _checked(f) for f in files if f != EDITED}
     html = _report("--coq", "--format", "html")
-    assert html.stdout.count("<dt>Coq</dt><dd>not exported: ") == 1
+    assert html.stdout.count("<dt>Coq</dt><dd>not a refutation: ") == 1
     latex = _report("--coq", "--format", "latex", "-o", edited_project / "report.tex")
     tex = (edited_project / "report.tex").read_text()
-    assert latex.exit_code == 1 and tex.count(r"\item Coq: not exported: ") == 1
+    assert latex.exit_code == 1 and tex.count(r"\item Coq: not a refutation: ") == 1
     assert tex.count(r"\item Coq: kernel-checked by Coq (coqc)") == len(files) - 1
     if shutil.which("pdflatex"):
         proc = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "report.tex"],

@@ -52,7 +52,7 @@ def test_a_claim_without_a_proof_domain_is_proved_where_it_says_something(seed):
     assert proof.domain.startswith("n = 2;") and not proof.identical_sides
     # z3 decides the larger sizes at once: the attempt goes on and says how far
     assert proof.also == ("n = 3", "n = 4")
-    assert result_verdict("survived", proof).startswith("proved on n = 2; x \u2208 [-2, 2]^2 (also at n = 3; n = 4)")
+    assert result_verdict("survived", proof).startswith("proved (z3) on n = 2; x \u2208 [-2, 2]^2 (also at n = 3; n = 4)")
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -113,4 +113,4 @@ def test_rows_and_the_summary_line_count_a_proved_check_alike(tmp_path):
     assert summary.startswith("1 checks: 1 proved;"), summary
     r = CliRunner().invoke(main, ["all", "--quick", "--pack", str(pack), "--prove-time", "20", "--jobs", "1", "--json"])
     (row,) = json.loads(r.stdout)
-    assert row["proof"]["status"] == "proved" and row["audit"].startswith("proved on n = 2;")
+    assert row["proof"]["status"] == "proved" and row["audit"].startswith("proved (z3) on n = 2;")

@@ -13,7 +13,7 @@ from ..search.config import QUICK
 from .common import BUDGET, DPS, SECONDS, SEED, UsageFailure, err_console, get_claim, main, pack_option, pack_runner, refuse_unsaved, registry
 from .common import jobs_option as shared_jobs_option
 from .all_claims import prove_boxes_option, prove_time_option, prove_total_option
-from .kernel import coq_options, exit_code, kernel_checks
+from .kernel import coq_options, exit_code, locked_kernel_checks, locked_proof_checks, require_coqc, with_kernel_statuses
 
 LOCK_TIME_LIMIT = 30.0  # a safety cap well above what the CI budget needs, so the budget decides
 
@@ -143,7 +143,8 @@ def locked_run(checks, search, store_dir: Path, lock_path: Path, jobs: int, cons
 @prove_boxes_option(ProofBudget.boxes)
 @jobs_option
 @claim_option
-def lock_cmd(lock_path, store_dir, seed, budget, time_limit, dps, prove_time, prove_total, prove_boxes, jobs, claim_ids):
+@coq_options
+def lock_cmd(lock_path, store_dir, seed, budget, time_limit, dps, prove_time, prove_total, prove_boxes, jobs, claim_ids, coq, coq_dir):
     """Write the lockfile: the verdict of every claim, part and reading, from a fixed-seed run.
 
     Stored counterexamples that still refute are listed as the evidence; checks without one
@@ -154,6 +155,7 @@ def lock_cmd(lock_path, store_dir, seed, budget, time_limit, dps, prove_time, pr
     from ..lock import LockedSearch
 
     console = err_console()
+    require_coqc(coq)
     search = LockedSearch(seed=seed, budget=budget, time_limit=time_limit, dps=dps, prove_time=prove_time, prove_total=prove_total,
                           prove_boxes=prove_boxes)
     old = read_lock(lock_path) if claim_ids and lock_path.exists() else None
@@ -162,6 +164,7 @@ def lock_cmd(lock_path, store_dir, seed, budget, time_limit, dps, prove_time, pr
     store_inside_project(store_dir, lock_path)
     claims = selected_claims(claim_ids)
     lock = locked_run(all_checks(claims), search, store_dir, lock_path, jobs, console)
+    lock = with_kernel_statuses(lock, coq, coq_dir, jobs)  # --coq: what the kernel made of each proof's certificate
     if old is not None:
         lock = lockfile.merged(old, lock, {c.id for c in claims}, [ch.key for ch in all_checks()])
     lockfile.write(lock)
@@ -191,6 +194,7 @@ def check_cmd(lock_path, junit_file, as_json, save, store_dir, jobs, claim_ids, 
     from ..safe_files import write_atomic
     from ..store import CounterexampleStore
 
+    require_coqc(coq)
     if save:
         CounterexampleStore(store_dir).check_writable()  # before the search, so its results are not lost after it
     if junit_file is not None:
@@ -198,7 +202,8 @@ def check_cmd(lock_path, junit_file, as_json, save, store_dir, jobs, claim_ids, 
     # the store scanned for files the lock does not list: --store when given, else the lock's own counterexamples/
     given = click.get_current_context().get_parameter_source("store_dir") is not click.core.ParameterSource.DEFAULT
     reg = regression(lock_path, as_json, jobs, selected_claims(claim_ids) if claim_ids else None, store_dir if given else None)
-    kernel = kernel_checks([r.path for o in reg.outcomes for r in o.replays], coq, coq_dir, jobs)
+    kernel = locked_kernel_checks(reg, coq, coq_dir, jobs)
+    proofs = locked_proof_checks(reg.lock, coq, coq_dir, jobs)
     if junit_file is not None:
         write_atomic(junit_file, junit.to_xml(reg, {ch.key: ch for ch in all_checks()}))
     unsaved = {}
@@ -210,10 +215,10 @@ def check_cmd(lock_path, junit_file, as_json, save, store_dir, jobs, claim_ids, 
         for path in saved.values():
             err_console().print(f"saved {path}")
     if as_json:
-        click.echo(check_report.dumps_regression(reg) if kernel is None else coq_report.regression_json(reg, kernel))
+        click.echo(check_report.dumps_regression(reg) if kernel is None else coq_report.regression_json(reg, kernel, proofs))
     check_report.print_regression(err_console(), reg)
     refuse_unsaved(unsaved)
-    sys.exit(exit_code(kernel, reg.exit_code, max(reg.exit_code, 1)))
+    sys.exit(exit_code(kernel, reg.exit_code, max(reg.exit_code, 1), proofs))
 
 
 def check_output(path: Path, option: str) -> None:

@@ -11,7 +11,7 @@ import click
 from .common import (DPS, audit_and_report, err_console, get_claim, main, out_console, pack_option, pack_runner, registry, search_config,
                search_options, select_checks)
 from .all_claims import prove_options
-from .kernel import coq_options, exit_code, kernel_checks
+from .kernel import coq_options, kernel_checks, replay_exit_code
 
 
 @main.command("lemma")
@@ -82,7 +82,7 @@ def replay_cmd(file, dps, as_json, fmt, coq, coq_dir):
     """Re-certify a stored counterexample against the claim as the code states it now.
 
     Exit 1 when it still refutes the claim, 0 when it no longer does; with --coq, 2 when
-    coqc rejects the proof.
+    the kernel and the replay disagree (coqc rejects the proof, or proves a refutation the replay does not see).
     """
     from .. import remote
     from ..reporters import coq_report, replay_report
@@ -97,4 +97,5 @@ def replay_cmd(file, dps, as_json, fmt, coq, coq_dir):
         click.echo(replay_snippet(result), nl=False)
     else:
         replay_report.print_replay(err_console(), result)
-    sys.exit(exit_code(kernel, 1 if result.still_refutes else 0, 2))
+    sys.exit(replay_exit_code(kernel, result.still_refutes))
+

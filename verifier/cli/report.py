@@ -11,7 +11,7 @@ import click
 from ..reporters.formats import REPORT_FORMATS, renderer
 from .common import UsageFailure, err_console, main, pack_option, registry
 from .check import check_output, claim_option, jobs_option, lock_option, read_lock, regression, replayer, selected_claims
-from .kernel import coq_options, exit_code, kernel_checks
+from .kernel import coq_options, exit_code, locked_kernel_checks
 
 
 @main.command("report")
@@ -56,7 +56,7 @@ def report_cmd(fmt, output, summary, lock_path, jobs, claim_ids, coq, coq_dir, e
     if experiment_paths:
         render = functools.partial(render, appendix=_experiments_appendix(fmt, experiment_paths))
     reg = regression(lock_path, quiet=False, jobs=jobs, claims=claims if claim_ids else None)
-    kernel = kernel_checks([r.path for o in reg.outcomes for r in o.replays], coq, coq_dir, jobs)
+    kernel = locked_kernel_checks(reg, coq, coq_dir, jobs)
     _write(render(sections(claims, reg, kernel), reg), output)
     check_report.print_regression(err_console(), reg)
     sys.exit(exit_code(kernel, reg.exit_code, max(reg.exit_code, 1)))

@@ -1,7 +1,10 @@
 """A stored counterexample as a Coq script whose kernel check is a second, independent proof.
 
-The claim's own functions are run once in :class:`CoqContext` on the exact counterexample,
-which yields one graph of Coq real-number expressions for every hypothesis, lhs and rhs.
+The script is written from two pieces of data and nothing else: the claim's formula at the
+counterexample's dims (:class:`verifier.formula.Formula`, exported once and pinned in the
+lock) and the counterexample's exact values.  No claim code runs here, so a pack that
+patches the verifier at import cannot change what the kernel sees.
+
 The script names every shared node (and every ``Rabs``/``Rmax``/``Rmin``/``exp``/...) as a
 ``Definition`` so terms stay small, then proves a fact about each named node in order:
 
@@ -17,6 +20,10 @@ The final ``Theorem refutation`` states that every hypothesis holds and the conc
 fails: ``rhs < lhs`` for a ``<=`` part (``lhs < rhs`` for ``>=``), ``lhs = rhs`` for a strict
 part refuted at an equality, ``lhs <> rhs`` for ``==``.  Nothing here is trusted: if a bound
 or a value is wrong, ``coqc`` rejects the script.
+
+Every name the script defines comes from :class:`Namer`, which never gives out a name twice
+(with its ``_val``/``_bnd``/``_eq``/``_holds`` lemmas): a vector ``a`` beside a scalar ``a_0``,
+or ``x`` beside ``x_val``, get distinct names.
 """
 
 from __future__ import annotations
@@ -26,14 +33,12 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-import numpy as np
-import sympy
-from flint import arb, fmpq
+from flint import arb
 
-from ..algebraic import is_algebraic_data
 from ..contexts import BallContext
-from ..evidence import LoadedCounterexample
-from .terms import COQ_FUNCTIONS, CoqContext, NotExportable, Term, lift
+from ..algebraic import is_algebraic_data
+from ..formula import (ARITHMETIC, FUNCTIONS, HOLDS, PIECEWISE, UNDECIDED, Atomiser, Formula, FormulaTerms, NotExportable,
+                       Term, arb_of, apply_ball, exp_unit, export_formula, topological)
 
 #: Interval's working precisions in bits, tried in turn until the bounds decide every sign; a
 #: node's bounds are widened by 2^(40 - precision) of its size, far above Interval's rounding
@@ -87,220 +92,98 @@ class CoqScript:
     module: str  # a Coq module name for the file (``<module>.v``)
     named_terms: int
     uses_interval: bool
+    theorem: str = ""  # the statement proved, as Coq text
 
 
-def module_name(loaded: LoadedCounterexample) -> str:
-    doc = loaded.document
-    raw = f"cx_{doc['paper']}_{doc['claim']}_{loaded.path.rsplit('/', 1)[-1].removesuffix('.json')}"
+class RefutationFalse(NotExportable):
+    """The formula, evaluated exactly at the stored point, says the point does not refute it."""
+
+
+def module_name(formula: Formula, source: str) -> str:
+    """A Coq module name for the script of ``source`` (a counterexample file)."""
+    stem = source.rsplit("/", 1)[-1].removesuffix(".json")
+    raw = f"cx_{formula.paper}_{formula.claim}_{stem}"
     return re.sub(r"[^A-Za-z0-9_]", "_", raw)
 
 
-def export_counterexample(loaded: LoadedCounterexample) -> CoqScript:
-    """The Coq script for ``loaded``; raises :class:`NotExportable` naming why it cannot be written."""
-    check = loaded.check
-    if is_algebraic_data(loaded.data):  # exact-branch change: the Coq statement of such a point is described in docs/coq.md
+def refutation_script(formula: Formula, point, source: str = "") -> CoqScript:
+    """The Coq script proving that ``point`` refutes ``formula``, from the data alone.
+
+    Raises :class:`RefutationFalse` when the formula says the point does not refute it (a
+    hypothesis fails, or the conclusion holds), and :class:`NotExportable` naming why
+    otherwise (the enclosures do not decide, an equality the rewriting cannot show)."""
+    if is_algebraic_data(point):  # the Coq statement such a point needs is described in docs/prove.md
         raise NotExportable("not exportable to Coq yet: the point has irrational algebraic coordinates (certified by exact "
                             "arithmetic in their number field)")
-    ctx = CoqContext()
-    v = check.values(ctx.convert(loaded.data), loaded.dims)
     try:
-        hypotheses = [(h, _entries(h.margin(ctx, v))) for h in check.hypotheses]
-        lhs, rhs = _entries(check.part.lhs(ctx, v)), _entries(check.part.rhs(ctx, v))
-    except (NotImplementedError, AttributeError) as exc:
-        # a function other contexts offer and Coq's reals lack is named, never approximated
-        raise NotExportable(f"not exportable to Coq: a function the Coq context lacks ({exc or 'unnamed'})") from None
+        terms = formula.terms(point)
     except ZeroDivisionError:
-        raise NotExportable("not exportable to Coq: the claim divides by an exact zero at this point") from None
-    if len(lhs) != len(rhs):
-        lhs, rhs = (lhs * len(rhs), rhs) if len(lhs) == 1 else (lhs, rhs * len(lhs))
-    if len(lhs) != len(rhs):
-        raise NotExportable(f"not exportable to Coq: lhs has {len(lhs)} entries, rhs {len(rhs)}")
+        raise RefutationFalse("the formula divides by an exact zero at this point: the point is outside the claim") from None
     with BallContext(BALL_PRECISION).precision():
-        kind, index = _failing_entry(check.part.relation, lhs, rhs)
+        decision = terms.decide()
+        if decision.status == HOLDS:
+            raise RefutationFalse(f"the refutation is false: {decision.detail}")
+        if decision.status == UNDECIDED:
+            raise NotExportable(f"not exportable to Coq: {decision.detail}")
+        entry = decision.entry
         for precision in INTERVAL_PRECISIONS:
             try:
-                return _Script(loaded, hypotheses, kind, lhs[index], rhs[index], index if len(lhs) > 1 else None,
-                               precision).render()
+                return _Script(terms, source, decision.kind, entry, precision).render()
             except _Undecided as exc:
                 undecided = exc
         raise undecided
+
+
+def export_counterexample(loaded) -> CoqScript:
+    """The Coq script of a loaded counterexample, its formula exported from the claim now (for a file
+    with no pinned formula: ``verify replay FILE --coq`` of a file no lock cites)."""
+    from_claim = export_formula(loaded.check, loaded.dims)
+    return refutation_script(from_claim, loaded.data, loaded.path)
 
 
 class _Undecided(NotExportable):
     """The bounds at this precision leave a sign open; a higher precision may decide it."""
 
 
-def _entries(value) -> list[Term]:
-    arr = np.asarray(value, dtype=object)
-    if arr.ndim == 0:
-        return [lift(arr[()])]
-    return [lift(x) for x in arr.reshape(arr.shape[0], -1)[0]]
+# ---------------------------------------------------------------------------- names
+#: names the scripts define themselves, or take from Coq's libraries
+RESERVED = frozenset({
+    "claim_lhs", "claim_rhs", "base", "refutation", "conclusion_fails", "exp_pow_nat", "Rmax_via_abs", "Rmin_via_abs",
+    "exp_at_zero", "ln_at_one", "sqrt_at_square", "statement", "proved", "R", "exp", "ln", "sqrt", "sin", "cos", "tan",
+    "atan", "Rabs", "Rmax", "Rmin", "IZR", "INR",
+})
+#: the lemmas a named node may get, as suffixes of its name
+LEMMA_SUFFIXES = ("", "_val", "_bnd", "_eq", "_holds", "_def", "_rel", "_case", "_is")
 
 
-# ---------------------------------------------------------------------------- balls
-def _tight_ball(t: Term, cache: dict) -> arb:
-    """An enclosure of ``t`` (max/min from endpoints), only to pick the entry that fails."""
-    key = id(t)
-    if key not in cache:
-        if t.exact is not None:
-            cache[key] = _arb(t.exact)
-        elif t.op in ("max", "min"):
-            a, b = (_tight_ball(x, cache) for x in t.args)
-            cache[key] = (BallContext._max2 if t.op == "max" else BallContext._min2)(a, b)
-        else:
-            cache[key] = _apply(t.op, [_tight_ball(x, cache) for x in t.args])
-    return cache[key]
+class Namer:
+    """Coq names that never clash: each name is given once, with every lemma name derived from it.
+
+    A Python identifier may hold letters Coq reads otherwise (or not at all): anything outside
+    ``[A-Za-z0-9_]`` becomes ``_u<hex>_``; a name taken (or one of its lemmas' names) gets the
+    next free ``_<k>`` suffix."""
+
+    def __init__(self, reserved=RESERVED):
+        self.taken: set[str] = set(reserved)
+
+    def fresh(self, wanted: str) -> str:
+        base = re.sub(r"[^A-Za-z0-9_]", lambda m: f"_u{ord(m.group()):x}_", wanted)
+        if not base or not (base[0].isalpha()):
+            base = "n_" + base
+        name, k = base, 1
+        while any(name + s in self.taken for s in LEMMA_SUFFIXES):
+            k += 1
+            name = f"{base}_{k}"
+        self.taken.update(name + s for s in LEMMA_SUFFIXES)
+        return name
 
 
-def _arb(q: Fraction) -> arb:
-    return arb(fmpq(q.numerator, q.denominator))
+def variable_name(ref: tuple) -> str:
+    """The wanted Coq name of a variable entry: ``v_x``, ``v_A_0_1``."""
+    name, index = ref
+    return "_".join(["v_" + name] + [str(i) for i in index])
 
 
-def _apply(op: str, args: list[arb]) -> arb:
-    if op == "+":
-        return args[0] + args[1]
-    if op == "-":
-        return args[0] - args[1]
-    if op == "*":
-        return args[0] * args[1]
-    if op == "/":
-        return args[0] / args[1]
-    if op == "neg":
-        return -args[0]
-    if op == "abs":
-        return abs(args[0])
-    if op == "id":
-        return args[0]
-    if op in ("max", "min"):  # as Interval sees them after the preamble's rewriting
-        a, b = args
-        spread = abs(a - b)
-        return (a + b + spread) / 2 if op == "max" else (a + b - spread) / 2
-    fn = {"exp": arb.exp, "ln": arb.log, "sqrt": arb.sqrt, "sin": arb.sin, "cos": arb.cos, "tan": arb.tan, "atan": arb.atan}
-    return fn[op](args[0])
-
-
-def _exact_endpoint(x: arb) -> Fraction:
-    man, exp = x.man_exp()
-    return Fraction(int(man)) * Fraction(2) ** int(exp)
-
-
-def _below(lhs: Term, rhs: Term, cache: dict) -> bool:
-    """Whether ``lhs < rhs`` is certain (exactly, or by disjoint enclosures)."""
-    if lhs.exact is not None and rhs.exact is not None:
-        return lhs.exact < rhs.exact
-    return bool((_tight_ball(rhs, cache) - _tight_ball(lhs, cache)).lower() > 0)
-
-
-def _failing_entry(relation: str, lhs: list[Term], rhs: list[Term]) -> tuple[str, int]:
-    """How the conclusion fails (``lt``: rhs < lhs; ``gt``: lhs < rhs; ``eq``; ``ne``) and where."""
-    cache: dict = {}
-    entries = range(len(lhs))
-    if relation in ("<=", "<"):
-        strict_fail = [i for i in entries if _below(rhs[i], lhs[i], cache)]
-        if strict_fail:
-            return "lt", strict_fail[0]
-    elif relation in (">=", ">"):
-        strict_fail = [i for i in entries if _below(lhs[i], rhs[i], cache)]
-        if strict_fail:
-            return "gt", strict_fail[0]
-    else:
-        unequal = [i for i in entries if _below(lhs[i], rhs[i], cache) or _below(rhs[i], lhs[i], cache)]
-        if unequal:
-            return "ne", unequal[0]
-        raise NotExportable("not exportable to Coq: no entry of lhs and rhs is certainly different")
-    if relation in ("<", ">"):
-        equal = [i for i in entries if lhs[i].exact is not None and lhs[i].exact == rhs[i].exact]
-        if equal:
-            return "eq", equal[0]
-        why = ""
-        for i in entries:
-            try:
-                if equal_by_rewriting(lhs[i], rhs[i], cache):
-                    return "eq", i
-            except NotExportable as exc:
-                why = f": {exc}"
-        raise NotExportable("not exportable to Coq: a strict claim refuted where lhs = rhs with irrational sides "
-                            f"(the equality needs symbolic rewriting the exporter does not have{why})")
-    raise NotExportable("not exportable to Coq: the enclosures do not separate lhs and rhs at this point")
-
-
-# ---------------------------------------------------------------------- equality by rewriting
-#: an irrational equality is rewritten only while its text stays this short
-MAX_REWRITTEN = 20_000
-_ARITHMETIC = ("+", "-", "*", "/", "neg", "id")
-
-
-def _exp_unit(terms) -> int:
-    """D with every exp of a rational argument q written exp(1/D)^(qD): the lcm of the denominators."""
-    out = 1
-    for t in terms:
-        if t.op == "exp" and t.exact is None and t.args[0].exact is not None:
-            out = math.lcm(out, t.args[0].exact.denominator)
-    return out
-
-
-class _Atomiser:
-    """A term as a rational function of *atoms*: ``exp(1/D)`` (every exp of a rational point is a
-    power of it) and each other function at a rational point (``ln 2``, ``sqrt 3``: opaque).
-    Abs, max and min of irrational values are resolved by their arguments' certain signs.
-    Gives the sympy expression (to decide the equality) and the Coq text (to prove it by ``field``)."""
-
-    def __init__(self, unit: int, cache: dict):
-        self.unit, self.cache = unit, cache
-        self.base = sympy.Symbol("base", positive=True)
-        self.atoms: dict = {}
-        self.memo: dict = {}
-
-    def sign(self, t: Term) -> int:
-        if t.exact is not None:
-            return (t.exact > 0) - (t.exact < 0)
-        ball = _tight_ball(t, self.cache)
-        if ball > 0:
-            return 1
-        if ball < 0:
-            return -1
-        raise NotExportable(f"the sign of an argument of abs/max/min is not certain ({ball})")
-
-    def chosen(self, t: Term) -> Term:
-        """What abs/max/min of irrational values is here: the argument or its negation, or one side."""
-        if t.op == "abs":
-            return t.args[0] if self.sign(t.args[0]) > 0 else Term("neg", t.args)
-        a, b = t.args
-        larger = self.sign(Term("-", (a, b))) > 0
-        return a if larger == (t.op == "max") else b
-
-    def sympy(self, t: Term):
-        key = id(t)
-        if key in self.memo:
-            return self.memo[key]
-        if t.exact is not None:
-            out = sympy.Rational(t.exact.numerator, t.exact.denominator)
-        elif t.op in ("abs", "max", "min"):
-            out = self.sympy(self.chosen(t))
-        elif t.op in _ARITHMETIC:
-            args = [self.sympy(a) for a in t.args]
-            out = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": lambda a, b: a / b,
-                   "neg": lambda a: -a, "id": lambda a: a}[t.op](*args)
-        elif t.args and t.args[0].exact is not None:
-            q = t.args[0].exact
-            if t.op == "exp":
-                out = self.base ** int(q * self.unit)
-            else:
-                out = self.atoms.setdefault((t.op, q), sympy.Symbol(f"atom{len(self.atoms)}", real=True))
-        else:
-            raise NotExportable(f"{t.op} of an irrational argument")
-        self.memo[key] = out
-        return out
-
-
-def equal_by_rewriting(lhs: Term, rhs: Term, cache: dict) -> bool:
-    """Whether lhs = rhs as rational functions of the atoms (``exp(1/D)``, ``ln 2``, ...): then
-    Coq's ``field`` proves it once every node is rewritten to that form."""
-    atomiser = _Atomiser(_exp_unit(_topological([("l", lhs), ("r", rhs)])[0]), cache)
-    return sympy.cancel(atomiser.sympy(lhs) - atomiser.sympy(rhs)) == 0
-
-
-# ---------------------------------------------------------------------------- the script
 def _literal(q: Fraction) -> str:
     num = f"IZR ({q.numerator})" if q.numerator < 0 else f"IZR {q.numerator}"
     return f"({num})" if q.denominator == 1 else f"({num} / IZR {q.denominator})"
@@ -319,21 +202,35 @@ def _widen(ball: arb, precision: int) -> tuple[Fraction, Fraction]:
     return math.floor((lo - slack) / grid) * grid, math.ceil((hi + slack) / grid) * grid
 
 
+def _exact_endpoint(x: arb) -> Fraction:
+    man, exp = x.man_exp()
+    return Fraction(int(man)) * Fraction(2) ** int(exp)
+
+
+#: an irrational equality is rewritten only while its text stays this short
+MAX_REWRITTEN = 20_000
+_ARITHMETIC = tuple(ARITHMETIC) + ("id",)
+
+
 class _Script:
-    def __init__(self, loaded, hypotheses, kind, lhs: Term, rhs: Term, entry, precision: int):
-        self.loaded, self.kind, self.entry, self.precision = loaded, kind, entry, precision
+    def __init__(self, terms: FormulaTerms, source: str, kind: str, entry: int, precision: int):
+        self.formula, self.source = terms.formula, source
+        self.kind, self.precision = kind, precision
+        self.entry = entry if len(terms.lhs) > 1 else None
+        lhs, rhs = terms.lhs[entry], terms.rhs[entry]
+        namer = Namer()
         self.roots: list[tuple[str, Term]] = []
         self.hypotheses = []
-        for k, (hyp, terms) in enumerate(hypotheses, 1):
-            for j, t in enumerate(terms):
-                name = f"hypothesis_{k}" if len(terms) == 1 else f"hypothesis_{k}_{j}"
+        for k, (hyp, entries) in enumerate(terms.hypotheses, 1):
+            for j, t in enumerate(entries):
+                name = namer.fresh(f"hypothesis_{k}" if len(entries) == 1 else f"hypothesis_{k}_{j}")
                 root = Term("id", (t,), t.exact)
                 self.roots.append((name, root))
                 self.hypotheses.append((name, root, hyp))
         self.lhs, self.rhs = Term("id", (lhs,), lhs.exact), Term("id", (rhs,), rhs.exact)
         self.roots += [("claim_lhs", self.lhs), ("claim_rhs", self.rhs)]
-        order, self.uses = _topological(self.roots)
-        # the counterexample's values first, in the file's order: leaves need nothing before them
+        order, self.uses = topological([t for _, t in self.roots])
+        # the counterexample's values first, in the formula's order: leaves need nothing before them
         leaves = [t for t in order if t.op == "var"]
         self.order = leaves + [t for t in order if t.op != "var"]
         self.names: dict[int, str] = {id(t): n for n, t in self.roots}
@@ -344,24 +241,24 @@ class _Script:
         self.atomiser = None
         forced: set[int] = set()
         if self.rewrite:
-            sides = _topological([("claim_lhs", self.lhs), ("claim_rhs", self.rhs)])[0]
+            sides = topological([self.lhs, self.rhs])[0]
             self.rewritten = {id(t) for t in sides}
-            self.atomiser = _Atomiser(_exp_unit(sides), {})
+            self.atomiser = Atomiser(exp_unit(sides), {})
             self.unit = self.atomiser.unit
             for t in sides:
                 if t.exact is None and t.op not in _ARITHMETIC:
                     forced.add(id(t))
-                    if t.op in ("abs", "max", "min"):
+                    if t.op in PIECEWISE:
                         forced.update(id(a) for a in t.args if a.exact is None)
+        for t in sorted(leaves, key=lambda t: (self.formula.variables.index(_variable_of(self.formula, t.ref[0])), t.ref[1])):
+            self.names[id(t)] = namer.fresh(variable_name(t.ref))
         counter = 0
         for t in self.order:
             if id(t) in self.names or t.op == "const":
                 continue
-            if t.op == "var":
-                self.names[id(t)] = t.label
-            elif self.uses[id(t)] > 1 or (t.exact is not None and t.op not in ("+", "-", "*", "/", "neg")) or id(t) in forced:
+            if self.uses[id(t)] > 1 or (t.exact is not None and t.op not in ("+", "-", "*", "/", "neg")) or id(t) in forced:
                 counter += 1
-                self.names[id(t)] = f"t{counter}"
+                self.names[id(t)] = namer.fresh(f"t{counter}")
         self.bounds: dict[int, tuple[Fraction, Fraction]] = {}
         self.uses_interval = False
         self.atomised: dict[int, str] = {}
@@ -385,7 +282,7 @@ class _Script:
             return f"(Rabs {args[0]})"
         if t.op in ("max", "min"):
             return f"(R{t.op} {args[0]} {args[1]})"
-        if t.op in COQ_FUNCTIONS.values():
+        if t.op in FUNCTIONS:
             return f"({t.op} {args[0]})"
         raise NotExportable(f"not exportable to Coq: operation {t.op}")
 
@@ -393,12 +290,12 @@ class _Script:
         """What Interval computes for ``t`` from the bounds of its named parts."""
         if not top and id(t) in self.names:
             if t.exact is not None:
-                return _arb(t.exact)
+                return arb_of(t.exact)
             lo, hi = self.bounds[id(t)]
-            return _arb(lo).union(_arb(hi))
+            return arb_of(lo).union(arb_of(hi))
         if t.op in ("const", "var"):
-            return _arb(t.exact)
-        return _apply(t.op, [self._enclosure(a) for a in t.args])
+            return arb_of(t.exact)
+        return apply_ball(t.op, [self._enclosure(a) for a in t.args])
 
     # -- facts ------------------------------------------------------------------------
     def _fact(self, t: Term) -> list[str]:
@@ -565,8 +462,8 @@ class _Script:
         for w in reversed(witnesses[:-1]):
             proof_term = f"(conj {w} {proof_term})"
         body += ["", f"Theorem refutation : {CONJUNCTION.join(statements)}.", f"Proof. exact {proof_term}. Qed.", ""]
-        return CoqScript("\n".join(body), module_name(self.loaded), sum(1 for t in self.order if id(t) in self.names),
-                         self.uses_interval)
+        return CoqScript("\n".join(body), module_name(self.formula, self.source), sum(1 for t in self.order if id(t) in self.names),
+                         self.uses_interval, CONJUNCTION.join(statements))
 
     def _check_conclusion(self) -> None:
         lhs, rhs = self.lhs, self.rhs
@@ -582,37 +479,22 @@ class _Script:
                                 "the certifier's tighter max/min avoided)")
 
     def _header(self) -> list[str]:
-        doc, check = self.loaded.document, self.loaded.check
+        f = self.formula
         lines = [
-            f"Counterexample {self.loaded.path}",
-            f"{check.claim.kind.capitalize()} {check.claim.id} ({doc['paper']}), part {check.part.name}, reading {check.reading.name}",
-            f"Statement: {check.part.statement or check.claim.statement}",
-            f"lhs = {check.part.lhs_text}; rhs = {check.part.rhs_text}; relation {check.part.relation}"
+            f"Counterexample {self.source}" if self.source else "Counterexample",
+            f"Claim {f.claim} ({f.paper}), part {f.part}, reading {f.reading}",
+            f"Statement: {f.statement}",
+            f"lhs = {f.lhs_text}; rhs = {f.rhs_text}; relation {f.relation}"
             + (f"; failing entry {self.entry} (row-major)" if self.entry is not None else ""),
-            f"dims: {', '.join(f'{k} = {n}' for k, n in self.loaded.dims.items())}",
+            f"dims: {', '.join(f'{k} = {n}' for k, n in f.dims.items())}",
         ]
-        lines += [f"hypothesis_{k}: {h.text}" for k, h in enumerate(check.hypotheses, 1)]
-        lines.append("Generated by ml-claim-verifier; checked by coqc, it is a proof independent of the verifier.")
+        lines += [f"hypothesis_{k}: {h.text}" for k, h in enumerate(f.hypotheses, 1)]
+        lines.append("Written from the formula pinned in the lock and the counterexample's values; checked by coqc, "
+                     "it is a proof independent of the verifier and of the claim's code.")
         return lines
 
 
-def _topological(roots: list[tuple[str, Term]]) -> tuple[list[Term], dict[int, int]]:
-    """Every node below ``roots``, parts before wholes, and how many times each is used."""
-    order: list[Term] = []
-    uses: dict[int, int] = {}
-    seen: set[int] = set()
-    for _, root in roots:
-        stack = [(root, False)]
-        while stack:
-            t, expanded = stack.pop()
-            if expanded:
-                order.append(t)
-                continue
-            if id(t) in seen:
-                continue
-            seen.add(id(t))
-            stack.append((t, True))
-            for a in t.args:
-                uses[id(a)] = uses.get(id(a), 0) + 1
-                stack.append((a, False))
-    return order, uses
+def _variable_of(formula: Formula, name: str):
+    return next(v for v in formula.variables if v[0] == name)
+
+

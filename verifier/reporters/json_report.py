@@ -103,6 +103,7 @@ def proof_to_dict(p: ProofAttempt | None) -> dict | None:
         "covers": p.covers or None,
         "stuck": p.stuck or None,
         "attempts": list(p.attempts),
+        "kernel": p.kernel or None,  # "checked" / "unchecked: why": what Coq made of the locked certificate
     }
 
 

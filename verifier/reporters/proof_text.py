@@ -1,9 +1,14 @@
-"""How every format words a check's proof: ``proved on D``, ``survived (proof: inconclusive, 88.1 % of volume on D)``.
+"""How every format words a check's proof: ``proved, kernel-checked on D``, ``proved (z3) on D``,
+``survived (proof: inconclusive, 88.1 % of volume on D)``.
 
 A proof's record is a fresh :class:`~verifier.results.ProofAttempt` or a lock's
 :class:`~verifier.lock.LockedProof`; both carry the status, the domain, the method, the share
 of volume, the larger sizes also proved and whether both sides were the same function there,
-and every phrase reads them the same way.
+and every phrase reads them the same way.  A proof is named by what it rests on: ``proved,
+kernel-checked`` when Coq's kernel re-proved its certificate (``verify lock --coq`` records
+it), ``proved (unchecked: why)`` when the kernel could not, and otherwise by the engine whose
+word it is -- ``proved (z3)``, ``proved (arb)`` (branch and bound in ball arithmetic),
+``proved (identity)`` (sympy's rewriting).
 """
 
 from __future__ import annotations
@@ -15,9 +20,26 @@ def percent(volume: float | None) -> str:
     return "" if volume is None else f"{volume:g} % of volume"
 
 
-def _proved_phrase(domain: str, method: str = "", also=(), identical_sides: bool = False) -> str:
-    """``proved (identity) on D``, ``proved on D (also n = 3, n = 4)``, or the warning that both sides coincide there."""
-    head = "proved (identity)" if method == "identity" and not identical_sides else "proved"
+#: the engine whose word a proof is, by its method, until a kernel re-checks it
+ENGINES = {"smt": "z3", "branch-and-bound": "arb", "identity": "identity"}
+KERNEL_CHECKED = "checked"
+
+
+def proved_head(method: str = "", kernel: str = "", identical_sides: bool = False) -> str:
+    """``proved, kernel-checked``, ``proved (unchecked: why)``, ``proved (z3)``, ``proved (arb)``, ``proved (identity)``."""
+    if identical_sides:
+        return "proved"
+    if kernel == KERNEL_CHECKED:
+        return "proved, kernel-checked"
+    if kernel:
+        return f"proved ({kernel})"
+    engine = ENGINES.get(method, method)
+    return f"proved ({engine})" if engine else "proved"
+
+
+def _proved_phrase(domain: str, method: str = "", also=(), identical_sides: bool = False, kernel: str = "") -> str:
+    """``proved (identity) on D``, ``proved, kernel-checked on D (also n = 3, n = 4)``, or the warning that both sides coincide there."""
+    head = proved_head(method, kernel, identical_sides)
     out = f"{head} on {domain}" if domain else head
     if identical_sides:
         out += ", where both sides are the same function (nothing is compared there)"
@@ -37,7 +59,8 @@ def proof_phrase(status, domain: str = "", volume: float | None = None) -> str:
     if status == ProofStatus.PROVED.value:
         if proof is None:
             return f"proved on {domain}" if domain else "proved"
-        return _proved_phrase(domain, proof.method, getattr(proof, "also", ()), getattr(proof, "identical_sides", False))
+        return _proved_phrase(domain, proof.method, getattr(proof, "also", ()), getattr(proof, "identical_sides", False),
+                              getattr(proof, "kernel", ""))
     if status == ProofStatus.REFUTED.value:
         return f"refuted by the proof on {domain}"
     detail = f", {percent(volume)}" if status == ProofStatus.INCONCLUSIVE.value and volume is not None else ""
@@ -82,7 +105,7 @@ def proof_sentence(proof: ProofAttempt) -> str:
     else:  # not run now: the lock's record (verify check and report do not rerun a proof that did not go through)
         how = f" ({proof.method}, as locked)"
     if proof.status is ProofStatus.PROVED:
-        text = _proved_phrase(proof.domain, proof.method, proof.also, proof.identical_sides)
+        text = _proved_phrase(proof.domain, proof.method, proof.also, proof.identical_sides, getattr(proof, "kernel", ""))
         detail = f": {proof.message.removeprefix('proved (identity): ')}" if proof.method == "identity" and proof.message else ""
         narrower, covers = getattr(proof, "narrower", ""), getattr(proof, "covers", "")
         tail = f"; narrower than the statement: {narrower}" if narrower else f"; and on the statement's domain: {covers}" if covers else ""

@@ -10,12 +10,13 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping
 
 from ..claims import Check, Claim
-from ..coq.runner import KERNEL_CHECKED, NOT_EXPORTED, REJECTED, KernelCheck
+from ..coq.runner import KernelCheck
 from ..lock import Lock, LockEntry, file_sha256
 from ..regression import Outcome, Regression
 from ..evidence import CounterexampleFileError
 from ..replay import Replay
 from ..results import ProofAttempt, Verdict
+from .coq_report import kernel_phrase
 from .numbers import fmt
 from .proof_text import proof_phrase, proof_sentence
 
@@ -145,15 +146,7 @@ def proof_suffix(item: Item) -> str:
 def kernel_status(item: Item, path: str) -> str | None:
     """What Coq made of the counterexample file at ``path``; None when the report ran without --coq."""
     k = None if item.kernel is None else item.kernel.get(path)
-    if k is None:
-        return None
-    if k.status == KERNEL_CHECKED:
-        return "kernel-checked by Coq (coqc)"
-    if k.status == NOT_EXPORTED:
-        return f"not exported: {k.reason}"
-    if k.status == REJECTED:
-        return "Coq rejected the proof"
-    return f"Coq did not finish: {k.reason}"
+    return None if k is None else kernel_phrase(k)
 
 
 def replay_command(path: str) -> str:

@@ -1,0 +1,291 @@
+"""A case analysis on abs, max and min that Coq's ``lra`` (or ``nra``) closes leaf by leaf.
+
+A claim built from + - * /, abs, max and min is piecewise polynomial: on each piece, where
+every abs, max and min is resolved to one of its arguments, it is a polynomial inequality.
+z3 decides such claims by its own case analysis, which leaves nothing a kernel can check.
+This module finds a case tree whose every leaf Coq can close with a tactic of its own:
+
+* each abs/max/min node ``t`` is an unknown with the facts that hold everywhere
+  (``u <= t``, ``-u <= t`` for ``t = |u|``; ``a <= t``, ``b <= t`` for a max; ``t <= a``,
+  ``t <= b`` for a min);
+* a leaf is a set of resolved nodes (``0 <= u /\\ t = u``, ...) whose facts, with the box,
+  the definedness conditions and the hypotheses, contradict the negated conclusion in linear
+  arithmetic, every product of unknowns an atom: then ``lra`` closes it (it reads a product
+  as ``lra`` reads a monomial, at least as much as this abstraction sees);
+* where the linear abstraction leaves a model in which no abs/max/min is wrong, only
+  products are: the leaf is given to ``nra`` when z3 finds it unsatisfiable with the products
+  as products.
+
+The tree is found lazily, as a lazy SMT solver does: split on an unresolved node the
+abstraction's model gets wrong, outermost first along the paths the resolved nodes leave
+open; every case is an assumption of one solver, so a closed case names the decisions it
+used, and a split whose first branch closed without its own decision is dropped.  An
+equality is proved as two inequalities, each entry of the conclusion on its own.  The tree
+is only a hint: the kernel checks every leaf.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Mapping
+
+import z3
+
+from .formula import FUNCTIONS, PIECEWISE, Formula
+
+#: leaves at most in a tree (a claim needing more is labelled unchecked, naming the count)
+MAX_LEAVES = 4096
+#: z3's work per case, in its resource units (a budget of work, not of time: the same tree on any machine)
+CASE_RLIMIT = 20_000_000
+
+
+class NoCaseTree(Exception):
+    """No case tree within the limits (the message says why)."""
+
+
+@dataclass(frozen=True)
+class Split:
+    node: int
+    kind: str  # abs | max | min
+    branches: tuple  # (first, second): first is ``0 <= u`` / ``b <= a`` (max) / ``a <= b`` (min)
+
+
+def tree_to_data(tree) -> list:
+    """The tree as JSON data: ``["lra"]``, ``["nra"]`` or ``["split", node, first, second]``."""
+    if isinstance(tree, Split):
+        return ["split", tree.node, tree_to_data(tree.branches[0]), tree_to_data(tree.branches[1])]
+    return [tree]
+
+
+def tree_from_data(data, formula: Formula):
+    """The tree from JSON data, refused (ValueError) unless every split is on an abs/max/min node."""
+    stack = [data]
+    while stack:  # validate iteratively: a hostile file may nest deep
+        item = stack.pop()
+        if not isinstance(item, list) or not item:
+            raise ValueError("a case tree node must be a non-empty list")
+        if item[0] == "split":
+            if (len(item) != 4 or not isinstance(item[1], int) or isinstance(item[1], bool)
+                    or not 0 <= item[1] < len(formula.nodes) or formula.nodes[item[1]][0] not in PIECEWISE):
+                raise ValueError("a split names an abs, max or min node of the formula")
+            stack += [item[2], item[3]]
+        elif item not in (["lra"], ["nra"]):
+            raise ValueError(f"unknown leaf {item!r}")
+
+    def build(item):
+        if item[0] == "split":
+            return Split(item[1], formula.nodes[item[1]][0], (build(item[2]), build(item[3])))
+        return item[0]
+
+    return build(data)
+
+
+def leaves(tree) -> int:
+    return sum(leaves(b) for b in tree.branches) if isinstance(tree, Split) else 1
+
+
+class _Encoding:
+    """The formula in z3: abs/max/min, functions and products of unknowns as fresh unknowns."""
+
+    def __init__(self, formula: Formula, boxes: Mapping[str, tuple | None]):
+        self.formula = formula
+        self.ctx = z3.Context()  # a context of its own: the same tree whatever ran before, in this thread or another
+        nodes = formula.nodes
+        self.terms: list = []
+        self.products: list[tuple[int, object]] = []  # (node, the product with real factors)
+        self.relax: list = []
+        for i, node in enumerate(nodes):
+            op = node[0]
+            if op == "var":
+                t = z3.Real(f"x_{node[1]}_{'_'.join(map(str, node[2]))}", self.ctx)
+            elif op == "const":
+                t = self.number(node[1])
+            else:
+                args = [self.terms[a] for a in node[1:]]
+                t = self._operation(i, op, args, node)
+            self.terms.append(t)
+        self.facts = list(self.relax)
+        for name, shape in formula.variables:
+            box = boxes.get(name)
+            if box is None:
+                continue
+            lo, hi = (Fraction(x) for x in box)
+            for i, node in enumerate(nodes):
+                if node[0] == "var" and node[1] == name:
+                    self.facts += [self.terms[i] >= self.number(lo), self.terms[i] <= self.number(hi)]
+        for i, node in enumerate(nodes):
+            if node[0] == "/" and nodes[node[2]][0] != "const":
+                self.facts.append(self.terms[node[2]] != 0)
+            elif node[0] == "ln":
+                self.facts.append(self.terms[node[1]] > 0)
+            elif node[0] == "sqrt":
+                self.facts.append(self.terms[node[1]] >= 0)
+        for h in formula.hypotheses:
+            for i in h.entries:
+                self.facts.append(self.terms[i] > 0 if h.strict else self.terms[i] >= 0)
+
+    def number(self, q: Fraction):
+        return z3.RealVal(Fraction(q), self.ctx)
+
+    def _operation(self, i, op, args, node):
+        nodes = self.formula.nodes
+        if op == "+":
+            return args[0] + args[1]
+        if op == "-":
+            return args[0] - args[1]
+        if op == "neg":
+            return -args[0]
+        if op == "*":
+            if z3.is_rational_value(args[0]) or z3.is_rational_value(args[1]):
+                return args[0] * args[1]
+            atom = z3.Real(f"m_{i}", self.ctx)
+            self.products.append((i, atom == args[0] * args[1]))
+            return atom
+        if op == "/":
+            if nodes[node[2]][0] == "const":
+                return args[0] / args[1]
+            atom = z3.Real(f"q_{i}", self.ctx)
+            self.products.append((i, atom * args[1] == args[0]))
+            return atom
+        atom = z3.Real(f"p_{i}", self.ctx)
+        if op == "abs":
+            self.relax += [atom >= args[0], atom >= -args[0]]
+        elif op == "max":
+            self.relax += [atom >= args[0], atom >= args[1]]
+        elif op == "min":
+            self.relax += [atom <= args[0], atom <= args[1]]
+        elif op == "exp":
+            self.relax.append(atom > 0)
+        elif op not in FUNCTIONS:
+            raise NoCaseTree(f"operation {op} has no case analysis")
+        return atom
+
+    def case(self, i: int, first: bool):
+        """The facts of one branch of a split on node ``i``."""
+        op, args, t = self.formula.nodes[i][0], [self.terms[a] for a in self.formula.nodes[i][1:]], self.terms[i]
+        if op == "abs":
+            return [args[0] >= 0, t == args[0]] if first else [args[0] <= 0, t == -args[0]]
+        if op == "max":
+            return [args[1] <= args[0], t == args[0]] if first else [args[0] <= args[1], t == args[1]]
+        return [args[0] <= args[1], t == args[0]] if first else [args[1] <= args[0], t == args[1]]
+
+    def wrong(self, model, decided: Mapping[int, bool], roots: list[int]) -> list[int]:
+        """Unresolved abs/max/min nodes whose value in ``model`` is not what the node computes (every
+        unresolved one without a model), in the
+        order a case analysis should resolve them: outermost first along the paths from ``roots``
+        that the resolved nodes leave open (a resolved max leads only into the argument it chose)."""
+        nodes = self.formula.nodes
+        out, seen, queue = [], set(roots), list(roots)
+        while queue:
+            i = queue.pop(0)
+            node = nodes[i]
+            if node[0] in ("var", "const"):
+                continue
+            follow = list(node[1:])
+            if node[0] in PIECEWISE:
+                if i in decided:
+                    first = decided[i]
+                    follow = [node[1]] if node[0] == "abs" else [node[1] if first else node[2]]
+                elif model is None or self._is_wrong(model, i):
+                    out.append(i)
+            for a in follow:
+                if a not in seen:
+                    seen.add(a)
+                    queue.append(a)
+        return out
+
+    def _is_wrong(self, model, i: int) -> bool:
+        node = self.formula.nodes[i]
+        value = _value(model, self.terms[i])
+        args = [_value(model, self.terms[a]) for a in node[1:]]
+        return value != (abs(args[0]) if node[0] == "abs" else (max if node[0] == "max" else min)(*args))
+
+
+def _value(model, term) -> Fraction:
+    v = model.eval(term, model_completion=True)
+    if z3.is_rational_value(v):
+        return Fraction(v.numerator_as_long(), v.denominator_as_long())
+    return Fraction(v.approx(30).as_fraction())
+
+
+def _fails(relation: str, lhs, rhs):
+    return {"<=": lhs > rhs, "<": lhs >= rhs, ">=": lhs < rhs, ">": lhs <= rhs, "==": lhs != rhs}[relation]
+
+
+def goals(formula: Formula) -> list[tuple[int, str]]:
+    """What a proof proves one by one: (entry, relation) for every entry, an equality as two inequalities."""
+    out = []
+    for j in range(len(formula.lhs)):
+        out += [(j, "<="), (j, ">=")] if formula.relation == "==" else [(j, formula.relation)]
+    return out
+
+
+def case_tree(formula: Formula, boxes: Mapping[str, tuple | None], goal: tuple[int, str], max_leaves: int = MAX_LEAVES):
+    """A case tree for one goal of ``formula`` (:func:`goals`) on ``boxes`` whose leaves
+    ``lra``/``nra`` close; raises :class:`NoCaseTree` naming why there is none (a case z3
+    cannot close, too many cases)."""
+    enc = _Encoding(formula, boxes)
+    entry, relation = goal
+    negated = _fails(relation, enc.terms[formula.lhs[entry]], enc.terms[formula.rhs[entry]])
+    roots = [formula.lhs[entry], formula.rhs[entry]] + [i for h in formula.hypotheses for i in h.entries]
+    solver = z3.Solver(ctx=enc.ctx)
+    solver.set("rlimit", CASE_RLIMIT)
+    solver.add(*enc.facts, negated)
+    # every case (and the products as products) is an assumption, so a closed case names the
+    # decisions it used (its unsat core): a split whose first branch closes without its decision
+    # was not needed, and the branch's tree serves alone
+    literals: dict[tuple[int, bool], object] = {}
+
+    def literal(i: int, first: bool):
+        key = (i, first)
+        if key not in literals:
+            literals[key] = z3.Bool(f"case_{i}_{int(first)}", enc.ctx)
+            solver.add(z3.Implies(literals[key], z3.And(enc.case(i, first))))
+        return literals[key]
+
+    products = z3.Bool("products", enc.ctx)
+    solver.add(z3.Implies(products, z3.And([p for _, p in enc.products] or [z3.BoolVal(True, enc.ctx)])))
+    count = [0]
+
+    def closed(leaf: str) -> tuple[str, set]:
+        count[0] += 1
+        if count[0] > max_leaves:
+            raise NoCaseTree(f"more than {max_leaves} cases")
+        core = {str(c) for c in solver.unsat_core()}
+        return leaf, {key for key, lit in literals.items() if str(lit) in core}
+
+    def grow(decided: dict[int, bool]):
+        assumptions = [literal(i, first) for i, first in decided.items()]
+        answer = solver.check(*assumptions)
+        if answer == z3.unsat:
+            return closed("lra")
+        if answer == z3.unknown:
+            raise NoCaseTree(f"z3 could not decide a case ({solver.reason_unknown()})")
+        wrong = enc.wrong(solver.model(), decided, roots)
+        if not wrong and enc.products:
+            # only products are wrong: resolve every abs/max/min still open first, so that nra (and z3)
+            # face a polynomial, not a piecewise one
+            wrong = enc.wrong(None, decided, roots)
+        if not wrong and enc.products:
+            answer = solver.check(*assumptions, products)
+            if answer == z3.unsat:
+                return closed("nra")
+            if answer == z3.unknown:
+                raise NoCaseTree(f"z3 could not decide a case ({solver.reason_unknown()})")
+            wrong = enc.wrong(solver.model(), decided, roots)
+        if not wrong:
+            raise NoCaseTree("a case is satisfiable with every abs, max and min resolved")
+        i = wrong[0]
+        first, used_first = grow({**decided, i: True})
+        if (i, True) not in used_first:
+            return first, used_first
+        second, used_second = grow({**decided, i: False})
+        if (i, False) not in used_second:
+            return second, used_second
+        return Split(i, formula.nodes[i][0], (first, second)), (used_first | used_second) - {(i, True), (i, False)}
+
+    return grow({})[0]
+
+
+__all__ = ["MAX_LEAVES", "NoCaseTree", "Split", "case_tree", "goals", "leaves", "tree_from_data", "tree_to_data"]
