@@ -91,7 +91,7 @@ def attempt(check: Check, budget: ProofBudget, deadline: float | None = None, sh
         common["seconds"] = time.monotonic() - start
         return ProofAttempt(ProofStatus.PROVED, volume_percent=100.0, also=also, message=r.message,  # an identity's rewriting
                             identical_sides=d.method == "identity" and degenerate(check, domain, grown_domain(check, domain)),
-                            certificate=d.certificate, **common), None
+                            **common), None
     if r.counterexample is not None:
         return ProofAttempt(ProofStatus.REFUTED, message=r.counterexample.certificate, **common), r
     if r.verdict is Verdict.ERROR:
