@@ -190,6 +190,8 @@ def binary(op, x, y) -> Term:
         return x
     if op == "*" and x.op == "const" and x.exact == 1:
         return y
+    if op == "/" and y.op == "abs" and y.args[0] is x:  # x / |x|: the sign, 0 at 0 as in Coq's reals (Rinv 0 = 0)
+        return Term(op, (x, y), None if x.exact is None else Fraction((x.exact > 0) - (x.exact < 0)))
     exact = None if x.exact is None or y.exact is None else _exact_result(op, x.exact, y.exact)
     if exact is None and (x.exact == 0 and op in "*/" or y.exact == 0 and op == "*"):
         exact = Fraction(0)  # a product with an exact zero is zero whatever the other factor (Coq: 0 / x = 0 too)
@@ -236,6 +238,11 @@ def build(op: str, args: Sequence[Term]) -> Term:
     else:
         out = apply_function(op, args[0])
     return out
+
+
+def _sign(a) -> Term:
+    t = lift(a)
+    return t / abs(t)
 
 
 class FormulaContext(_ObjectContext):
@@ -310,7 +317,7 @@ class FormulaContext(_ObjectContext):
     def sign(self, x):
         # x / |x| is the sign in Coq's reals, at 0 too (Rinv 0 = 0, RIneq.Rinv_0): the formula is
         # the claim's, and its value is known wherever x's is
-        return self._elementwise(lambda a: lift(a) / abs(lift(a)) if lift(a).exact != 0 else lift(0), x)
+        return self._elementwise(_sign, x)
 
     def _constant(self, name):
         # ctx.pi: Coq's reals have PI, but no node writes it yet; the exporter names what it lacks

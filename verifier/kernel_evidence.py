@@ -215,7 +215,7 @@ def with_kernel_evidence(entry: LockEntry, check, lock_path, store_root=None, at
     pins = dict(entry.evidence)
     listed_as = lambda p: relative_to_lock(lock_path, p)  # noqa: E731
     for listed in entry.counterexamples:
-        pin = pin_counterexample(check, root / listed, listed_as, export)
+        pin = pin_counterexample(check, Path(os.path.normpath(root / listed)), listed_as, export)  # the lock's folder may not exist yet
         if pin is not None:
             pins[pin[0]] = pin[1]
     if attempt is not None and store_root is not None and attempt.status is ProofStatus.PROVED:

@@ -95,10 +95,16 @@ claims = [patched, two_faced]
 '''
 
 
+#: the values each hostile claim's own (patched) certificate gives at x = 0, so that the stored file
+#: states exactly what its replay recomputes: only the kernel, from the pinned formula, can tell
+PLANTED = {"patched": ("0", "-1", "-1"), "two-faced": ("2", "1", "-1")}
+
+
 def _planted(claim: str) -> dict:
     """A counterexample a hostile author stores by hand: x = 0, where the claim holds (0 <= 1)."""
+    lhs, rhs, margin = PLANTED[claim]
     return {"schema": "claim-verifier/counterexample", "schema_version": 1, "paper": "hostile", "claim": claim, "part": "main",
-            "reading": "as-printed", "dims": {}, "vars": {"x": "0"}, "lhs": "2", "rhs": "1", "margin": "-1", "dps": 50,
+            "reading": "as-printed", "dims": {}, "vars": {"x": "0"}, "lhs": lhs, "rhs": rhs, "margin": margin, "dps": 50,
             "method": "exact"}
 
 

@@ -166,7 +166,7 @@ class _Block:
 
 def _blocks(claim: PolynomialClaim) -> list[_Block]:
     n = len(claim.variables)
-    degree = claim.p.total_degree()
+    degree = claim.p.total_degree() if not claim.p.is_zero else 0  # the zero polynomial's degree is -oo
     half = max(1, math.ceil(degree / 2))
     out = [_Block((), {(0,) * n: Fraction(1)}, _monomials(n, half))]
     products = [((i,), g) for i, g in enumerate(claim.hypotheses)]
@@ -352,8 +352,8 @@ def touching_zeros(claim: PolynomialClaim, seed: int = 0, starts: int = 16, dead
     f = sympy.lambdify(claim.variables, claim.p.as_expr(), "numpy")
     grad = sympy.lambdify(claim.variables, [claim.p.as_expr().diff(v) for v in claim.variables], "numpy")
     rng = np.random.default_rng(seed)
-    lows, highs = [-2.0] * n, [2.0] * n
-    for g in claim.hypotheses:  # box bounds x - lo, hi - x narrow the starts
+    lows, highs = [-np.inf] * n, [np.inf] * n
+    for g in claim.hypotheses:  # box bounds x - lo, hi - x are where the starts are drawn
         if g.total_degree() == 1 and len([c for c in g.coeffs()]) <= 2:
             terms = dict(zip(g.monoms(), g.coeffs()))
             linear = [(i, terms[m]) for m in terms for i in range(n) if sum(m) == 1 and m[i] == 1]
@@ -364,6 +364,11 @@ def touching_zeros(claim: PolynomialClaim, seed: int = 0, starts: int = 16, dead
                     lows[i] = max(lows[i], bound)
                 else:
                     highs[i] = min(highs[i], bound)
+    # a side the hypotheses leave open: a window of 4 beyond the other side, or [-2, 2]
+    lows, highs = ([lo if np.isfinite(lo) else (hi - 4.0 if np.isfinite(hi) else -2.0) for lo, hi in zip(lows, highs)],
+                   [hi if np.isfinite(hi) else (lo + 4.0 if np.isfinite(lo) else 2.0) for lo, hi in zip(lows, highs)])
+    if any(lo > hi for lo, hi in zip(lows, highs)):
+        return []
     out: list = []
     for _ in range(starts):
         if deadline is not None and time.monotonic() > deadline:

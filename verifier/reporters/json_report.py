@@ -61,6 +61,7 @@ def result_to_dict(r: CheckResult, saved: Mapping[tuple, str] | None = None, uns
         "seed": r.seed,
         "dps": r.dps,
         "budget": r.budget,
+        "stop": None if r.stop is None else r.stop.value,
         "stop_reason": r.stop_reason,
         "message": r.message,
         "domain": r.domain or None,
