@@ -108,7 +108,7 @@ def measure(plan, seeds, budget, hyp_examples, caps, save):
             cap = caps(check, method)
             for seed in range(seeds):
                 try:
-                    res = _one(method, check, seed, budget, hyp_examples, cap)
+                    res = function_of(method, check, seed, budget, hyp_examples, cap)
                 except Exception as exc:  # a crash is a result to report, not the end of the run
                     res = dict(ok=False, seconds=0.0, error=f"{type(exc).__name__}: {exc}")
                 res.update(check=check.label, seed=seed, method=method, cap=None if method == "tool" else cap)
@@ -118,7 +118,7 @@ def measure(plan, seeds, budget, hyp_examples, caps, save):
     return rows
 
 
-def _one(method, check, seed, budget, hyp_examples, cap):
+def function_of(method, check, seed, budget, hyp_examples, cap):
     if method == "tool":
         return run_tool(check, seed, budget)
     if method == "hypothesis":

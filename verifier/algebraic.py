@@ -36,8 +36,9 @@ import numpy as np
 import sympy
 from flint import arb, ctx as flint_ctx, fmpq, fmpq_poly, fmpz_poly
 
+from .errors import VerifierError
 from .contexts import FunctionDomainError, NotRational, to_fraction
-from .contexts.objects import _ObjectContext
+from .contexts.objects import ObjectContext
 
 #: bits of theta's interval kept after each narrowing for a sign (more are added on demand)
 START_BITS = 64
@@ -52,7 +53,7 @@ class NotInField(NotRational):
     """A value the number field does not hold (a square root outside it, a transcendental function)."""
 
 
-class AlgebraicFormatError(ValueError):
+class AlgebraicFormatError(VerifierError, ValueError):
     """A stored algebraic value that cannot be read, or whose data do not define one number."""
 
 
@@ -610,7 +611,7 @@ class FieldElement:
         return f"FieldElement({self.poly.str('theta') if hasattr(self.poly, 'str') else self.poly} in {self.field})"
 
 
-class AlgebraicContext(_ObjectContext):
+class AlgebraicContext(ObjectContext):
     """The claims' ``ctx`` over a number field: exact, + - * /, integer powers, abs, max, min, sqrt."""
 
     name = "algebraic"
@@ -625,7 +626,7 @@ class AlgebraicContext(_ObjectContext):
     def scalar(self, value):
         return self.field.rational(Fraction(value))
 
-    def _convert(self, v):
+    def lift_value(self, v):
         if isinstance(v, FieldElement):
             return v
         if isinstance(v, AlgebraicNumber):
@@ -645,7 +646,7 @@ class AlgebraicContext(_ObjectContext):
             return self.field.sqrt(a) ** q.numerator
         raise NotInField(f"power {q} in a number field")
 
-    def _power2(self, a, p):
+    def power2(self, a, p):
         q = p.rational() if isinstance(p, FieldElement) else to_fraction(p)
         if q is None:
             raise NotInField("a power with an irrational exponent")
@@ -653,7 +654,7 @@ class AlgebraicContext(_ObjectContext):
             return a ** int(q)
         return self._power_real(a, q)
 
-    def _constant(self, name):
+    def constant_value(self, name):
         raise NotInField(f"{name} is transcendental")
 
 

@@ -32,6 +32,7 @@ import mpmath
 import numpy as np
 import sympy
 
+from .errors import VerifierError
 from .algebraic import AlgebraicContext, AlgebraicNumber, NotInField, field_of, is_algebraic_data, polynomial_text
 from .claims import Check
 from .contexts import BallContext, ExactContext, FunctionDomainError, MPContext, NotRational, SymbolicContext, to_fraction
@@ -60,7 +61,7 @@ class Certificate:
         return self.status == "violated"
 
 
-class NotDeterministic(Exception):
+class NotDeterministic(VerifierError):
     """A claim evaluated twice at one exact point, in one context, gave two different values."""
 
 

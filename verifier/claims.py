@@ -23,6 +23,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from .errors import VerifierError
 from .contexts import Bound, FloatLiteralError, as_numbers, exact_decimal
 from .limits import LimitError, check_name
 
@@ -37,7 +38,7 @@ RELATIONS = {
 }
 
 
-class ClaimDefinitionError(ValueError):
+class ClaimDefinitionError(VerifierError, ValueError):
     """A claim was declared with an invalid argument (names the argument)."""
 
 

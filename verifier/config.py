@@ -26,12 +26,14 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 
+from .errors import VerifierError
+
 PYPROJECT = "pyproject.toml"
 LOCK_NAME = "claims.lock"  # the lockfile a project keeps at its root
 _KEYS = ("packs", "lock", "budget", "dps")
 
 
-class ConfigError(Exception):
+class ConfigError(VerifierError):
     """A ``[tool.verifier]`` table that cannot be used; names the file and the key."""
 
 

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 from flint import fmpq
 
+from .errors import VerifierError
 from ._version import __version__
 from .algebraic_store import is_algebraic_text, parse_algebraic
 from .claims import Check, Claim
@@ -36,7 +37,7 @@ SCHEMA_VERSION = 1
 REQUIRED = ("schema", "schema_version", "paper", "claim", "part", "reading", "dims", "vars", "lhs", "rhs", "margin", "dps", "method")
 
 
-class CounterexampleFileError(Exception):
+class CounterexampleFileError(VerifierError):
     """A stored counterexample cannot be used; names the file and the field."""
 
     def __init__(self, path: str | os.PathLike, field: str | None, message: str):

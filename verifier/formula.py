@@ -42,7 +42,8 @@ import numpy as np
 import sympy
 from flint import arb, fmpq
 
-from .contexts import BallContext, _ObjectContext, to_fraction
+from .errors import VerifierError
+from .contexts import BallContext, ObjectContext, to_fraction
 
 FORMULA_SCHEMA = "ml-claim-verifier/formula"
 FORMULA_VERSION = 1
@@ -62,12 +63,12 @@ MAX_NODES = 200_000
 MAX_CONSTANT_DIGITS = 4_000
 
 
-class NotExportable(Exception):
+class NotExportable(VerifierError):
     """The formula cannot be written as data (a function Coq's reals lack, a branch in Python, a
     float constant); the message says why."""
 
 
-class FormulaFileError(ValueError):
+class FormulaFileError(VerifierError, ValueError):
     """A stored formula that is malformed; names the field."""
 
     def __init__(self, where: str, message: str):
@@ -245,7 +246,7 @@ def _sign(a) -> Term:
     return t / abs(t)
 
 
-class FormulaContext(_ObjectContext):
+class FormulaContext(ObjectContext):
     """Builds :class:`Term` graphs: the claim's own functions on symbolic variables (or on an exact point)."""
 
     name = "formula"
@@ -254,7 +255,7 @@ class FormulaContext(_ObjectContext):
     def scalar(self, value):
         return lift(Fraction(value))
 
-    def _convert(self, v):
+    def lift_value(self, v):
         return lift(v)
 
     def symbols(self, variables: Mapping[str, tuple[int, ...]]) -> dict:
@@ -279,11 +280,11 @@ class FormulaContext(_ObjectContext):
         return out
 
     @staticmethod
-    def _max2(a, b):
+    def max2(a, b):
         return order("max", a, b)
 
     @staticmethod
-    def _min2(a, b):
+    def min2(a, b):
         return order("min", a, b)
 
     def abs(self, x):
@@ -319,7 +320,7 @@ class FormulaContext(_ObjectContext):
         # the claim's, and its value is known wherever x's is
         return self._elementwise(_sign, x)
 
-    def _constant(self, name):
+    def constant_value(self, name):
         # ctx.pi: Coq's reals have PI, but no node writes it yet; the exporter names what it lacks
         raise NotExportable(f"not exportable to Coq: the constant {name}")
 
@@ -763,7 +764,7 @@ def tight_ball(t: Term, cache: dict) -> arb:
                 continue
             args = [cache[id(a)] if id(a) in cache else arb_of(a.exact) for a in u.args]
             if u.op in ("max", "min"):
-                cache[id(u)] = (BallContext._max2 if u.op == "max" else BallContext._min2)(*args)
+                cache[id(u)] = (BallContext.max2 if u.op == "max" else BallContext.min2)(*args)
             elif u.op == "sqrt" and args[0].lower() < 0 <= args[0].upper():
                 cache[id(u)] = arb("nan")  # straddles sqrt's edge: undefined for all we know
             else:

@@ -25,6 +25,7 @@ from typing import Any, Callable
 import mpmath
 import numpy as np
 
+from .errors import VerifierError
 from . import contexts
 from .claims import Part, Reading, Vector
 from .contexts import NotRational
@@ -60,7 +61,7 @@ __all__ = [
 ]
 
 
-class SpectralNormUnavailable(ArithmeticError):
+class SpectralNormUnavailable(VerifierError, ArithmeticError):
     """The context cannot give the spectral norm (names the context and what to use)."""
 
 
@@ -362,9 +363,9 @@ def _ball_spectral_norm(M):
         raise SpectralNormUnavailable(f"ball arithmetic could not isolate the eigenvalues of A^T A ({exc}); raise the precision") from None
     lam = eigs[0].real
     for e in eigs[1:]:
-        lam = contexts.BallContext._max2(lam, e.real)
+        lam = contexts.BallContext.max2(lam, e.real)
     # A^T A is positive semidefinite: the part of the ball below zero holds no eigenvalue
-    lam = contexts.BallContext._max2(lam, arb(0))
+    lam = contexts.BallContext.max2(lam, arb(0))
     return lam.sqrt()
 
 

@@ -19,6 +19,8 @@ import re
 import unicodedata
 from fractions import Fraction
 
+from .errors import VerifierError
+
 #: digits of the high-precision re-check (``--dps``, a stored file's ``dps``); above ~4,000 the
 #: certificates' conversions pass Python's own limit on integer digits (sys.get_int_max_str_digits)
 MIN_DPS, MAX_DPS = 15, 2_000
@@ -71,7 +73,7 @@ MAX_EXPERIMENT_SCALE = 1e6
 MAX_EXPERIMENT_LIST = 64
 
 
-class LimitError(ValueError):
+class LimitError(VerifierError, ValueError):
     """A value outside its documented limit; the message names the limit."""
 
 

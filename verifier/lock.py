@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
+from .errors import VerifierError
 from ._version import __version__
 from .config import LOCK_NAME, find_pyproject
 from .limits import MAX_BUDGET, MAX_DPS, MAX_PROVE_BOXES, MAX_SECONDS, MAX_SEED, MIN_DPS, LimitError, check_int, check_seconds
@@ -42,7 +43,7 @@ _SHA256 = re.compile(r"[0-9a-f]{64}")
 HOW_TO = "run `verify lock` at the project root to write one from a fixed-seed run"
 
 
-class LockFileError(Exception):
+class LockFileError(VerifierError):
     """The lockfile is missing or cannot be used; names the file, the field and the fix."""
 
     def __init__(self, path: str | os.PathLike, field: str | None, message: str):

@@ -25,11 +25,12 @@ from typing import Any
 
 import numpy as np
 
+from .errors import VerifierError
 from .runner import registered_check
 from .registry import Pack, PackError, Registry, load_module_pack, load_path_pack, load_source_pack, normalise
 
 
-class PackCodeNotHere(RuntimeError):
+class PackCodeNotHere(VerifierError, RuntimeError):
     """A claim's function was called where no pack is loaded (the process that decides)."""
 
 

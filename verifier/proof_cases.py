@@ -32,6 +32,7 @@ from typing import Mapping
 
 import z3
 
+from .errors import VerifierError
 from .formula import FUNCTIONS, PIECEWISE, Formula
 
 #: leaves at most in a tree (a claim needing more is labelled unchecked, naming the count)
@@ -40,7 +41,7 @@ MAX_LEAVES = 4096
 CASE_RLIMIT = 20_000_000
 
 
-class NoCaseTree(Exception):
+class NoCaseTree(VerifierError):
     """No case tree within the limits (the message says why)."""
 
 

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 
+from .errors import VerifierError
+
 def pytest_addoption(parser):
     group = parser.getgroup("claims", "ml-claim-verifier")
     group.addoption("--claims", action="store_true", default=False, help="Check every locked claim, part and reading (claims.lock).")
@@ -22,7 +24,7 @@ def pytest_addoption(parser):
                          "Default: [tool.verifier] packs, else every installed pack.")
 
 
-class ClaimDrift(Exception):
+class ClaimDrift(VerifierError):
     """A check no longer matches the lock."""
 
 
@@ -92,6 +94,10 @@ class ClaimItem(pytest.Item):
 
 
 _JUNIT_CLASSNAMES = pytest.StashKey[dict]()  # node id -> classname of the claim items collected
+#: per session: the project's [tool.verifier], the workers of its packs, the claims they describe
+_PROJECT = pytest.StashKey[object]()
+_RUNNER = pytest.StashKey[object]()
+_REGISTRY = pytest.StashKey[object]()
 
 
 class _JUnitClassnames:
@@ -126,12 +132,12 @@ def _project(config):
     """[tool.verifier] of the pytest rootdir's project, read once per session."""
     from .config import ConfigError, load_config
 
-    if not hasattr(config, "_claims_project"):
+    if _PROJECT not in config.stash:
         try:
-            config._claims_project = load_config(Path(config.rootpath))
+            config.stash[_PROJECT] = load_config(Path(config.rootpath))
         except ConfigError as exc:
             raise pytest.UsageError(f"--claims: {exc}") from None
-    return config._claims_project
+    return config.stash[_PROJECT]
 
 
 def _runner(config):
@@ -139,9 +145,9 @@ def _runner(config):
     from .catalog import PackRunner
     from .limits import available_cores
 
-    if not hasattr(config, "_claims_runner"):
-        config._claims_runner = PackRunner(available_cores())
-    return config._claims_runner
+    if _RUNNER not in config.stash:
+        config.stash[_RUNNER] = PackRunner(available_cores())
+    return config.stash[_RUNNER]
 
 
 def _registry(config):
@@ -150,7 +156,7 @@ def _registry(config):
     from .catalog import discover, load_catalog
     from .registry import lock_key_clash
 
-    if not hasattr(config, "_claims_registry"):
+    if _REGISTRY not in config.stash:
         project = _project(config)
         sources, errors = discover(config.getoption("claims_packs"), Path.cwd(), project.packs, project.root)
         runner = _runner(config)
@@ -158,8 +164,8 @@ def _registry(config):
         problems = [str(e) for e in registry.errors] + [p for p in [lock_key_clash(registry)] if p]
         if problems:
             raise pytest.UsageError("--claims: " + "; ".join(problems))
-        config._claims_registry = registry
-    return config._claims_registry
+        config.stash[_REGISTRY] = registry
+    return config.stash[_REGISTRY]
 
 
 def _lock_path(config) -> Path:
@@ -171,7 +177,7 @@ def _lock_path(config) -> Path:
 
 
 def pytest_unconfigure(config):
-    runner = getattr(config, "_claims_runner", None)
+    runner = config.stash.get(_RUNNER, None)
     if runner is not None:
         runner.close()
 

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
+from .errors import VerifierError
 from .claims import Claim
 from .runner.authorship import PACK_ENTRY_POINTS, PATH_PACK_PREFIX
 from .limits import folder_key
@@ -48,7 +49,7 @@ IMPORT_TIME_ENV = "VERIFY_IMPORT_TIME"
 _KIND_WORDS = r"^(lemma|fact|definition|def|corollary|cor|theorem|thm|claim|proof-step|proofstep|step)\b[\s.:-]*"
 
 
-class ClaimLookupError(KeyError):
+class ClaimLookupError(VerifierError, KeyError):
     """An id that names no claim, or more than one; the message says what to type instead."""
 
     def __init__(self, message: str):

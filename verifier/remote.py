@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .errors import VerifierError
 from .runner import Outcome
 from .evidence import CounterexampleFileError, read_document
 from . import tasks
@@ -21,7 +22,7 @@ REPLAY_TIME_LIMIT = 120.0
 _SELF_EXPLAINING = {"CounterexampleFileError", "NotDeterministic", "NotTightenable", "MethodError", "BoundedDomainError", "DomainError"}
 
 
-class WorkerFailed(Exception):
+class WorkerFailed(VerifierError):
     """A task whose worker raised, ended, crashed, hung or broke the protocol; the message says which."""
 
     def __init__(self, outcome: Outcome, subject: str):

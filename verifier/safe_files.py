@@ -22,11 +22,12 @@ from pathlib import Path
 
 import numpy as np
 
+from .errors import VerifierError
 from .limits import MAX_FILE_BYTES, MAX_NESTING, MAX_NUMBER_CHARS
 
 
 # ---------------------------------------------------------------------------- writing
-class FileWriteError(OSError):
+class FileWriteError(VerifierError, OSError):
     """A file that could not be written: one line naming the file and the cause (a full disk,
     a file-size limit, a folder that is a file, a link inside the store)."""
 

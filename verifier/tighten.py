@@ -27,6 +27,7 @@ from fractions import Fraction
 import numpy as np
 import scipy.optimize
 
+from .errors import VerifierError
 from .certify import Certifier, decimal_string
 from .claims import Check
 from .contexts import BallContext, ExactContext, FloatContext, NotRational, to_fraction
@@ -47,7 +48,7 @@ ROUND_CAP = 4
 ROUNDING = Fraction(1, 2**120)
 
 
-class NotTightenable(ValueError):
+class NotTightenable(VerifierError, ValueError):
     """The check is not of the form lhs <= rhs or lhs >= rhs."""
 
 

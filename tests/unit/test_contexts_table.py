@@ -120,4 +120,4 @@ def test_ball_forms_refuse_anything_but_a_ball():
         with pytest.raises(AttributeError):
             row.ball(jet)
         with ball.precision(), pytest.raises(TypeError, match="needs a ball"):
-            ball._one(row)(jet)
+            ball.function_of(row)(jet)

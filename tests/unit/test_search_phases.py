@@ -171,11 +171,11 @@ def test_an_unknown_target_strategy_is_named():
 
 
 def test_a_population_asked_at_once_is_what_cmaes_asks_point_by_point():
-    """The target phase's fast ``_ask_population`` draws the same points, bit for bit, over
+    """The target phase's fast ``ask_population`` draws the same points, bit for bit, over
     generations of ask and tell (seeded dimensions, populations and values)."""
     from cmaes import CMA
 
-    from verifier.search.target import _ask_population
+    from verifier.search.cmaes_calls import ask_population
 
     for seed in range(12):
         n, pop = 2 + seed % 6, 4 + seed % 7
@@ -184,7 +184,7 @@ def test_a_population_asked_at_once_is_what_cmaes_asks_point_by_point():
         values = np.random.default_rng(seed)
         for _ in range(10):
             za = np.array([a.ask() for _ in range(a.population_size)])
-            zb = _ask_population(b)
+            zb = ask_population(b)
             assert np.array_equal(za, zb)
             f = values.standard_normal(len(za))
             a.tell(list(zip(za, f)))

@@ -24,6 +24,7 @@ import click
 
 from .._version import __version__
 from ..config import ConfigError, load_config
+from ..errors import VerifierError
 from ..limits import MAX_BUDGET, MAX_DPS, MAX_ROUNDS, MAX_SECONDS, MAX_SEED, MIN_DPS, available_cores
 from ..search.config import QUICK, SearchConfig
 
@@ -49,18 +50,6 @@ class Interrupted(click.ClickException):
         click.echo("\ninterrupted", err=True)
 
 
-def _named_errors() -> tuple[type, ...]:
-    """Errors whose message names their file or claim: a one-line usage error (imported only
-    when one is raised, so that no command pays for them at start-up)."""
-    from ..certify import NotDeterministic
-    from ..remote import WorkerFailed
-    from ..runner import AbruptEnd
-    from ..evidence import CounterexampleFileError
-    from ..safe_files import FileWriteError
-
-    return (CounterexampleFileError, FileWriteError, NotDeterministic, AbruptEnd, WorkerFailed)
-
-
 class VerifyGroup(click.Group):
     """Turns anything unexpected into a one-line error with exit status 2, never a traceback."""
 
@@ -71,9 +60,11 @@ class VerifyGroup(click.Group):
             raise Interrupted() from None
         except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit):
             raise
+        except VerifierError as exc:  # the verifier's own words: each names its file, option or claim
+            raise UsageFailure(str(exc)) from None
+        except BrokenPipeError:  # `verify list | head`: the reader has what it wanted
+            os._exit(0)
         except Exception as exc:  # pragma: no cover - last line of defence
-            if isinstance(exc, _named_errors()):
-                raise UsageFailure(str(exc)) from None
             if os.environ.get("VERIFY_DEBUG"):
                 raise
             raise UsageFailure(f"internal error: {type(exc).__name__}: {exc} (set VERIFY_DEBUG=1 for a traceback)") from None

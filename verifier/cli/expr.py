@@ -9,7 +9,7 @@ import click
 
 from .common import ROUNDS, UsageFailure, audit_and_report, main, registry, search_config, search_options
 from .all_claims import prove_options
-from .formal import _emit, tightened
+from .formal import emit, tightened
 
 
 # a statement may start with '-' (``-\\sum_i p_i \\ln p_i <= \\ln n``): not an option
@@ -65,6 +65,6 @@ def expr_cmd(statement, variables, dims, where, constant, rounds, save_path, cla
     config = search_config(seed, budget, time_limit, dps, no_shrink, jobs)
     checks = claim.checks()
     if constant:
-        _emit(as_json, tightened(checks, config, rounds), formal_report.dumps_tighten, formal_report.print_tighten, claim)
+        emit(as_json, tightened(checks, config, rounds), formal_report.dumps_tighten, formal_report.print_tighten, claim)
     run = audit_and_report([(claim, checks)], config, save, store_dir, as_json, force and save, proofs)
     sys.exit(run.exit_code)

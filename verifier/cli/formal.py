@@ -60,7 +60,7 @@ def tightened(checks, config, rounds):
     return out
 
 
-def _emit(as_json, items, dumps, show, claim):
+def emit(as_json, items, dumps, show, claim):
     """JSON to stdout or text to stderr, then the exit code of the worst item."""
     if as_json:
         click.echo(dumps(items))
@@ -89,7 +89,7 @@ def tighten_cmd(claim_id, reading, part, seed, budget, time_limit, rounds, dps, 
     from ..reporters import formal_report
 
     config = SearchConfig(seed=seed, budget=budget, time_limit=time_limit, dps=dps)
-    _emit(as_json, tightened(checks, config, rounds), formal_report.dumps_tighten, formal_report.print_tighten, claim)
+    emit(as_json, tightened(checks, config, rounds), formal_report.dumps_tighten, formal_report.print_tighten, claim)
 
 
 @main.command("prove")
@@ -127,4 +127,4 @@ def prove_cmd(claim_id, dims_text, boxes, reading, part, method, time_limit, dps
         raise UsageFailure(str(exc)) from None
     except remote.WorkerFailed as exc:
         raise UsageFailure(str(exc)) from None
-    _emit(as_json, proofs, formal_report.dumps_proofs, formal_report.print_proofs, claim)
+    emit(as_json, proofs, formal_report.dumps_proofs, formal_report.print_proofs, claim)

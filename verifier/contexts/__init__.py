@@ -36,7 +36,7 @@ from .values import Bound, exact_decimal, to_fraction
 #: described to the process that decides, without loading sympy, scipy or mpmath
 _LAZY = {
     "BallContext": "ball", "Context": "base", "ExactContext": "exact", "FloatContext": "float64", "MPContext": "mp",
-    "Numbers": "objects", "_ObjectContext": "objects", "SymbolicContext": "symbolic", "FUNCTIONS": "table",
+    "Numbers": "objects", "ObjectContext": "objects", "SymbolicContext": "symbolic", "FUNCTIONS": "table",
     "REDUCTIONS": "table", "Function": "table",
 }
 #: the shared instances, made on first use

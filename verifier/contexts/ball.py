@@ -9,11 +9,11 @@ from fractions import Fraction
 from flint import arb, fmpq
 from flint import ctx as flint_ctx
 
-from .objects import _ObjectContext
+from .objects import ObjectContext
 from .values import to_fraction
 
 
-class BallContext(_ObjectContext):
+class BallContext(ObjectContext):
     """Rigorous ball arithmetic (python-flint ``arb``) at ``prec`` bits.
 
     Every value is a ball guaranteed to contain the exact result.  ``max``/``min`` are
@@ -42,7 +42,7 @@ class BallContext(_ObjectContext):
         value = Fraction(value)
         return arb(fmpq(value.numerator, value.denominator))
 
-    def _convert(self, v):
+    def lift_value(self, v):
         if isinstance(v, arb):
             return v
         if isinstance(v, fmpq):
@@ -63,17 +63,17 @@ class BallContext(_ObjectContext):
         return (BallContext, self.prec) if type(self) is BallContext else None
 
     @staticmethod
-    def _max2(a, b):
+    def max2(a, b):
         al, bl, au, bu = a.lower(), b.lower(), a.upper(), b.upper()  # each endpoint taken once
         return (al if al >= bl else bl).union(au if au >= bu else bu)
 
     @staticmethod
-    def _min2(a, b):
+    def min2(a, b):
         al, bl, au, bu = a.lower(), b.lower(), a.upper(), b.upper()
         return (al if al <= bl else bl).union(au if au <= bu else bu)
 
     @staticmethod
-    def _sign1(a):
+    def sign1(a):
         """The sign where the ball decides it, else the hull of the signs it holds ([0, 1], [-1, 0], [-1, 1])."""
         if not a.is_finite():
             return arb.nan()
@@ -111,5 +111,5 @@ class BallContext(_ObjectContext):
         return bool(top <= edge) if domain.strict else bool(top < edge)
 
     @staticmethod
-    def _constant(name):
+    def constant_value(name):
         return arb.pi() if name == "pi" else arb.const_e()

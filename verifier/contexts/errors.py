@@ -1,11 +1,13 @@
 """What a context raises when a claim leaves what it can compute."""
 
+from ..errors import VerifierError
 
-class NotRational(ArithmeticError):
+
+class NotRational(VerifierError, ArithmeticError):
     """Raised by the exact context when a claim leaves the rationals (exp, log, sqrt)."""
 
 
-class FunctionDomainError(ArithmeticError):
+class FunctionDomainError(VerifierError, ArithmeticError):
     """A function was applied outside its domain of definition (log of a negative number, say).
 
     Every rigorous context raises it where the float context gives nan, and the
@@ -19,5 +21,5 @@ class FunctionDomainError(ArithmeticError):
 DomainError = FunctionDomainError
 
 
-class FloatLiteralError(TypeError):
+class FloatLiteralError(VerifierError, TypeError):
     """A float literal reached an exact context: its value is not the decimal written."""

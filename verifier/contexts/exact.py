@@ -8,11 +8,11 @@ from fractions import Fraction
 from flint import arb, fmpq
 
 from .ball import BallContext
-from .objects import _ObjectContext
+from .objects import ObjectContext
 from .values import to_fraction
 
 
-class ExactContext(_ObjectContext):
+class ExactContext(ObjectContext):
     """Exact rationals.  Leaving the rationals raises :class:`NotRational`."""
 
     name = "exact"
@@ -23,7 +23,7 @@ class ExactContext(_ObjectContext):
         value = Fraction(value)
         return fmpq(value.numerator, value.denominator)
 
-    def _convert(self, v):
+    def lift_value(self, v):
         if isinstance(v, fmpq):
             return v
         if type(v) is int:

@@ -10,7 +10,7 @@ import numpy as np
 from flint import fmpq
 
 from .base import Context
-from .values import _integral, exact_decimal
+from .values import integral_value, exact_decimal
 
 
 def _float_args(x):
@@ -51,7 +51,7 @@ class FloatContext(Context):
         if isinstance(p, np.ndarray):  # a variable exponent
             exponent = _float_args(p)
         else:
-            k = _integral(p)
+            k = integral_value(p)
             exponent = float(exact_decimal(p)) if k is None else k * 1.0
         with np.errstate(all="ignore"):
             return np.power(_float_args(x), exponent)

@@ -9,11 +9,11 @@ from fractions import Fraction
 import mpmath
 from flint import fmpq
 
-from .objects import _ObjectContext
+from .objects import ObjectContext
 from .values import to_fraction
 
 
-class MPContext(_ObjectContext):
+class MPContext(ObjectContext):
     """mpmath at ``dps`` significant digits, scoped with ``workdps``."""
 
     name = "mpmath"
@@ -31,7 +31,7 @@ class MPContext(_ObjectContext):
         value = Fraction(value)
         return mpmath.mpf(value.numerator) / value.denominator
 
-    def _convert(self, v):
+    def lift_value(self, v):
         if isinstance(v, mpmath.mpf):
             return v
         if type(v) is int:  # ``x * 2``: the same rounding as through a Fraction, without one
@@ -53,7 +53,7 @@ class MPContext(_ObjectContext):
         return (MPContext, self.dps) if type(self) is MPContext else None
 
     @staticmethod
-    def _sign1(a):
+    def sign1(a):
         return mpmath.sign(a)  # nan stays nan
 
     column = "mp"
@@ -72,5 +72,5 @@ class MPContext(_ObjectContext):
         return not (a > edge if domain.strict else a >= edge)
 
     @staticmethod
-    def _constant(name):
+    def constant_value(name):
         return +{"pi": mpmath.pi, "e": mpmath.e}[name]  # an mpf at the ambient precision

@@ -9,7 +9,7 @@ import numpy as np
 from .base import Context
 from .errors import FloatLiteralError, FunctionDomainError, NotRational
 from .table import BY_NAME, Scalars, power_int
-from .values import Bound, _integral, exact_decimal, to_fraction
+from .values import Bound, integral_value, exact_decimal, to_fraction
 
 
 class Numbers(np.ndarray):
@@ -21,7 +21,7 @@ class Numbers(np.ndarray):
     the context's own numbers, so all contexts accept what numpy accepts.
     """
 
-    context: "_ObjectContext | None" = None
+    context: "ObjectContext | None" = None
 
     def __array_finalize__(self, obj):
         # a view of a plain array keeps the class's None (a getattr with a default would
@@ -169,10 +169,10 @@ def _constant_key(value) -> tuple:
 
 POWER = BY_NAME["power"]
 
-_ORDER_UFUNCS = {"_max2": np.maximum, "_min2": np.minimum}
+_ORDER_UFUNCS = {"max2": np.maximum, "min2": np.minimum}
 
 
-class _ObjectContext(Context):
+class ObjectContext(Context):
     """Contexts whose entries are Python number objects (batch size one)."""
 
     #: the context's own number types, left as they are by :meth:`lift`
@@ -220,7 +220,7 @@ class _ObjectContext(Context):
                 f"float literal {float(v)!r} in claim code: its binary value is not the decimal written; "
                 f"use ctx.const('{float(v)!r}') or Fraction({_ratio_text(v)})"
             )
-        return self._convert(v)
+        return self.lift_value(v)
 
     #: the precision lifted constants depend on (None: no cache, each lift converts anew)
     def _lift_precision(self):
@@ -252,7 +252,7 @@ class _ObjectContext(Context):
             return self.__dict__["_ufuncs"][fn, nin]
         except KeyError:
             cache = self.__dict__.setdefault("_ufuncs", {})
-        if fn in _ORDER_UFUNCS and getattr(type(self), fn) is getattr(_ObjectContext, fn):
+        if fn in _ORDER_UFUNCS and getattr(type(self), fn) is getattr(ObjectContext, fn):
             # numpy's maximum on objects is ``a if a >= b else b`` (minimum: ``<=``) in C: the
             # same number, ties and nans included, without a Python call per pair
             out = _ORDER_UFUNCS[fn]
@@ -284,16 +284,16 @@ class _ObjectContext(Context):
     # -- the API -------------------------------------------------------------------------
     def asarray(self, value):
         arr = np.asarray(value, dtype=object)
-        out = self._ufunc("_convert", 1)(arr) if arr.ndim else np.asarray(self._convert(arr[()]), dtype=object)
+        out = self._ufunc("lift_value", 1)(arr) if arr.ndim else np.asarray(self.lift_value(arr[()]), dtype=object)
         return self.wrap(out)
 
-    def _convert(self, v):
+    def lift_value(self, v):
         return self.scalar(to_fraction(v))
 
-    def _max2(self, a, b):
+    def max2(self, a, b):
         return a if a >= b else b
 
-    def _min2(self, a, b):
+    def min2(self, a, b):
         return a if a <= b else b
 
     def _reduce(self, fn, x, axis, keepdims):
@@ -313,31 +313,31 @@ class _ObjectContext(Context):
         return self._apply(np.absolute, x)  # numpy's absolute on objects is ``abs``, without a Python call
 
     def sign(self, x):
-        return self._apply("_sign1", x)
+        return self._apply("sign1", x)
 
-    def _sign1(self, a):
+    def sign1(self, a):
         """The sign of one number the context compares exactly (rationals, mpmath)."""
         return self.scalar(Fraction((a > 0) - (a < 0)))
 
     def maximum(self, x, y):
-        return self._apply("_max2", x, y)
+        return self._apply("max2", x, y)
 
     def minimum(self, x, y):
-        return self._apply("_min2", x, y)
+        return self._apply("min2", x, y)
 
     def max(self, x, axis, keepdims=False):
-        return self._reduce("_max2", x, axis, keepdims)
+        return self._reduce("max2", x, axis, keepdims)
 
     def min(self, x, axis, keepdims=False):
-        return self._reduce("_min2", x, axis, keepdims)
+        return self._reduce("min2", x, axis, keepdims)
 
     def sum(self, x, axis, keepdims=False):
         return self.wrap(np.sum(self.lift(x), axis=axis, keepdims=keepdims))
 
     def power(self, x, p):
         if isinstance(p, np.ndarray):  # a variable exponent: entry by entry
-            return self._apply("_power2", x, p)
-        k = _integral(p)
+            return self._apply("power2", x, p)
+        k = integral_value(p)
         if k is not None:
             return self._apply(lambda a: self._power_int(a, k), x, reuse=False)
         q = exact_decimal(p)
@@ -347,10 +347,10 @@ class _ObjectContext(Context):
         return power_int(a, k)
 
     def _power_real(self, a, q: Fraction):
-        return self._power2(a, self.scalar(q))
+        return self.power2(a, self.scalar(q))
 
-    def _power2(self, a, p):
-        return self._one(POWER)(a, p)
+    def power2(self, a, p):
+        return self.function_of(POWER)(a, p)
 
     #: what a context without a function raises (the SMT context: "not decidable")
     unavailable_error: type[ArithmeticError] = NotRational
@@ -365,9 +365,9 @@ class _ObjectContext(Context):
 
     # -- the function table ----------------------------------------------------------------
     def _function(self, row, x):
-        return self._apply(self._one(row), x)
+        return self._apply(self.function_of(row), x)
 
-    def _one(self, row):
+    def function_of(self, row):
         """This context's form of ``row`` on one number, domain checked (made once per row)."""
         ones = self.__dict__.setdefault("_ones", {})
         fn = ones.get(row.name)
@@ -406,16 +406,16 @@ class _ObjectContext(Context):
         """This context's functions of one number, by name: what derivatives are written in."""
         out = self.__dict__.get("_scalars")
         if out is None:
-            out = self.__dict__["_scalars"] = Scalars(self._one, self._constant, self.scalar)
+            out = self.__dict__["_scalars"] = Scalars(self.function_of, self.constant_value, self.scalar)
         return out
 
-    def _constant(self, name: str):
+    def constant_value(self, name: str):
         raise self.unavailable_error(f"{name} is irrational: the {self.name} context has no exact form of it")
 
     def _named_constant(self, name: str):
         """A 0-d array of the constant (so that ``ctx.pi * Fraction(1, 3)`` lifts like any operand)."""
         with self.precision():
-            number = self._convert(self._constant(name))
+            number = self.lift_value(self.constant_value(name))
         return self.wrap(np.asarray(number, dtype=object))
 
 

@@ -8,11 +8,11 @@ from fractions import Fraction
 import numpy as np
 import sympy
 
-from .objects import _ObjectContext
+from .objects import ObjectContext
 from .values import to_fraction
 
 
-class SymbolicContext(_ObjectContext):
+class SymbolicContext(ObjectContext):
     """sympy expressions: used to prove that a margin is exactly zero."""
 
     name = "symbolic"
@@ -31,7 +31,7 @@ class SymbolicContext(_ObjectContext):
         with np.errstate(all="ignore"):
             yield
 
-    def _convert(self, v):
+    def lift_value(self, v):
         if isinstance(v, sympy.Basic):
             return v
         return self.scalar(to_fraction(v))
@@ -42,10 +42,10 @@ class SymbolicContext(_ObjectContext):
     def sign(self, x):
         return self._apply(sympy.sign, x)
 
-    def _max2(self, a, b):
+    def max2(self, a, b):
         return sympy.Max(a, b)
 
-    def _min2(self, a, b):
+    def min2(self, a, b):
         return sympy.Min(a, b)
 
     column = "symbolic"
@@ -56,5 +56,5 @@ class SymbolicContext(_ObjectContext):
         return (gap.is_nonpositive is True) if domain.strict else (gap.is_negative is True)
 
     @staticmethod
-    def _constant(name):
+    def constant_value(name):
         return sympy.pi if name == "pi" else sympy.E

@@ -124,15 +124,15 @@ class Scalars:
     """
 
     def __init__(self, function: Callable[[Function], Callable], constant: Callable[[str], Any], number: Callable[[Fraction], Any]):
-        self._function, self._constant, self.number = function, constant, number
+        self._function, self.constant_value, self.number = function, constant, number
 
     @property
     def pi(self):
-        return self._constant("pi")
+        return self.constant_value("pi")
 
     @property
     def e(self):
-        return self._constant("e")
+        return self.constant_value("e")
 
     def __getattr__(self, name):
         row = BY_NAME.get(name)

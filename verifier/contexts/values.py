@@ -97,7 +97,7 @@ def to_fraction(value: Any) -> Fraction:
     raise TypeError(f"cannot take the exact value of {type(value).__name__}")
 
 
-def _integral(p: Any) -> int | None:
+def integral_value(p: Any) -> int | None:
     """``p`` as an int when it is an integer (``2``, ``Fraction(4, 2)``, ``2.0``), else None."""
     try:
         q = exact_decimal(p)

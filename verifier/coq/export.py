@@ -184,12 +184,12 @@ def variable_name(ref: tuple) -> str:
     return "_".join(["v_" + name] + [str(i) for i in index])
 
 
-def _literal(q: Fraction) -> str:
+def literal(q: Fraction) -> str:
     num = f"IZR ({q.numerator})" if q.numerator < 0 else f"IZR {q.numerator}"
     return f"({num})" if q.denominator == 1 else f"({num} / IZR {q.denominator})"
 
 
-def _comment(text: str) -> str:
+def comment(text: str) -> str:
     # a Coq comment nests on (* and lexes string quotes; neither may come from claim text
     return text.replace("(*", "( *").replace("*)", "* )").replace('"', "'")
 
@@ -270,7 +270,7 @@ class _Script:
                 refs.append(t)
             return self.names[id(t)]
         if t.op in ("const", "var"):
-            return _literal(t.exact)
+            return literal(t.exact)
         args = [self._text(a, refs) for a in t.args]
         if t.op == "id":
             return args[0]
@@ -304,12 +304,12 @@ class _Script:
         body = self._text(t, refs, top=True)
         out = [f"Definition {name} : R := {body}."]
         if t.op == "var":
-            out.append(f"Lemma {name}_val : {name} = {_literal(t.exact)}. Proof. reflexivity. Qed.")
+            out.append(f"Lemma {name}_val : {name} = {literal(t.exact)}. Proof. reflexivity. Qed.")
             return out
         exact_refs = [self.names[id(r)] + "_val" for r in refs if r.exact is not None]
         rewrite = f" rewrite {', '.join(exact_refs)}." if exact_refs else ""
         if t.exact is not None:
-            out.append(f"Lemma {name}_val : {name} = {_literal(t.exact)}.")
+            out.append(f"Lemma {name}_val : {name} = {literal(t.exact)}.")
             out.append(f"Proof. unfold {name}.{rewrite}{self._resolve(t)} lra. Qed.")
             return out
         ball = self._enclosure(t, top=True)
@@ -319,7 +319,7 @@ class _Script:
         self.uses_interval = True
         poses = "".join(f" pose proof {self.names[id(r)]}_bnd." for r in refs if r.exact is None)
         minmax = " rewrite ?Rmax_via_abs, ?Rmin_via_abs." if "Rmax" in body or "Rmin" in body else ""
-        out.append(f"Lemma {name}_bnd : {_literal(lo)} <= {name} <= {_literal(hi)}.")
+        out.append(f"Lemma {name}_bnd : {literal(lo)} <= {name} <= {literal(hi)}.")
         out.append(f"Proof.{poses} unfold {name}.{rewrite}{minmax} interval with (i_prec {self.precision}). Qed.")
         if self.rewrite and id(t) in self.rewritten:
             out += self._equation(t, refs)
@@ -332,7 +332,7 @@ class _Script:
         if key in self.atomised:
             return self.atomised[key]
         if t.exact is not None:
-            out = _literal(t.exact)
+            out = literal(t.exact)
         elif t.op in ("abs", "max", "min"):
             out = self._atomised_text(self.atomiser.chosen(t))
         elif t.op in _ARITHMETIC:
@@ -342,7 +342,7 @@ class _Script:
             m = int(t.args[0].exact * self.unit)
             out = f"(base ^ {m})" if m > 0 else f"(/ base ^ {-m})"
         else:
-            out = f"({t.op} {_literal(t.args[0].exact)})"
+            out = f"({t.op} {literal(t.args[0].exact)})"
         if len(out) > MAX_REWRITTEN:
             raise NotExportable("not exportable to Coq: the equality's rewritten sides are too long")
         self.atomised[key] = out
@@ -414,7 +414,7 @@ class _Script:
         if t.op == "ln":
             return " rewrite ln_at_one by lra."
         if t.op == "sqrt":
-            return f" rewrite (sqrt_at_square _ {_literal(t.exact)}) by lra."
+            return f" rewrite (sqrt_at_square _ {literal(t.exact)}) by lra."
         return ""
 
     def _known(self, *terms: Term) -> str:
@@ -436,10 +436,10 @@ class _Script:
 
     def render(self) -> CoqScript:
         facts = [fact for t in self.order if id(t) in self.names for fact in self._fact(t)]
-        body = [f"(* {_comment(line)} *)" for line in self._header()]
+        body = [f"(* {comment(line)} *)" for line in self._header()]
         body += ["", PREAMBLE] + ([INTERVAL_PREAMBLE] if self.uses_interval else [])
         if self.rewrite:
-            body.append(REWRITING_PREAMBLE.format(unit=_literal(Fraction(1, self.unit))))
+            body.append(REWRITING_PREAMBLE.format(unit=literal(Fraction(1, self.unit))))
         body.append("(* The counterexample's values and every named node of the claim's formulas. *)")
         body += facts
         statements, proofs = [], []
@@ -447,7 +447,7 @@ class _Script:
             self._check_sign(name, root, hyp.strict, f"hypothesis '{hyp.text}'")
             stmt = f"{'0 <' if hyp.strict else '0 <='} {name}"
             statements.append(stmt)
-            proofs.append(f"Lemma {name}_holds : {stmt}.\nProof.{self._known(root)} lra. Qed.  (* {_comment(hyp.text)} *)")
+            proofs.append(f"Lemma {name}_holds : {stmt}.\nProof.{self._known(root)} lra. Qed.  (* {comment(hyp.text)} *)")
         conclusion = {"lt": "claim_rhs < claim_lhs", "gt": "claim_lhs < claim_rhs",
                       "eq": "claim_lhs = claim_rhs", "ne": "claim_lhs <> claim_rhs"}[self.kind]
         self._check_conclusion()

@@ -19,7 +19,7 @@ import sympy
 
 from ..formula import FUNCTIONS, PIECEWISE, Formula
 from ..proof_cases import Split, goals
-from .export import _literal
+from .export import literal
 from .statement import Statement, header, statement
 
 PROOF_PREAMBLE = """\
@@ -154,7 +154,7 @@ def _expanded(formula: Formula, st: Statement, root: int) -> str | None:
     terms = sorted(sympy.Add.make_args(sympy.expand(memo[root])), key=sympy.default_sort_key)
     texts = [_monomial(t) for t in terms if t != 0]
     if not texts:
-        return _literal(Fraction(0))
+        return literal(Fraction(0))
     out = texts[-1]
     for t in reversed(texts[:-1]):
         out = f"({t} + {out})"
@@ -168,7 +168,7 @@ def _monomial(term) -> str:
         if base != 1:
             factors += [str(base)] * int(power)
     q = Fraction(int(sympy.fraction(abs(coeff))[0]), int(sympy.fraction(abs(coeff))[1]))
-    parts = ([] if q == 1 and factors else [_literal(q)]) + factors
+    parts = ([] if q == 1 and factors else [literal(q)]) + factors
     body = parts[-1]
     for f in reversed(parts[:-1]):
         body = f"({f} * {body})"

@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import VerifierError
 from ..formula import Formula, NotExportable
 from ..kernel_evidence import EXP_IDENTITY, PinnedFile, pinned_proof_file, pinned_refutation, read_proof, sha256_of
 from ..evidence import CounterexampleFileError, load
@@ -39,7 +40,7 @@ UNCHECKED = "unchecked"
 PROOF_TIMEOUT = 900.0
 
 
-class CoqUnavailable(RuntimeError):
+class CoqUnavailable(VerifierError, RuntimeError):
     """``coqc`` or the Interval library is not installed (the message says how to install them)."""
 
 

@@ -22,7 +22,7 @@ from fractions import Fraction
 from typing import Mapping
 
 from ..formula import FUNCTIONS, PIECEWISE, Formula
-from .export import RESERVED, Namer, _comment, _literal, variable_name
+from .export import RESERVED, Namer, comment, literal, variable_name
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ def statement(formula: Formula, boxes: Mapping[str, tuple[Fraction, Fraction] | 
         if op == "var":
             text = names[i]
         elif op == "const":
-            text = _literal(node[1])
+            text = literal(node[1])
         else:
             text = _op_text(op, [texts[a] for a in node[1:]])
         if i in roots or (op != "const" and (uses[i] > 1 or op in PIECEWISE or op in FUNCTIONS)):
@@ -113,7 +113,7 @@ def statement(formula: Formula, boxes: Mapping[str, tuple[Fraction, Fraction] | 
         for idx in _indices(shape):
             coq = binder[name, idx]  # the variable itself, even where a hypothesis's let names it too
             box_names.append(namer.fresh(f"box_{coq}"))
-            box_lines.append(f"{_literal(lo)} <= {coq} <= {_literal(hi)}")
+            box_lines.append(f"{literal(lo)} <= {coq} <= {literal(hi)}")
     defined = []
     defined_lines = []
     for i, node in enumerate(nodes):
@@ -173,7 +173,7 @@ def header(formula: Formula, domain_text: str, method: str) -> list[str]:
              f"dims: {', '.join(f'{k} = {n}' for k, n in formula.dims.items())}; domain: {domain_text}",
              *(f"hypothesis {k}: {h.text}" for k, h in enumerate(formula.hypotheses, 1)),
              f"Proved by {method}; this script re-proves it from the formula pinned in the lock alone."]
-    return [f"(* {_comment(line)} *)" for line in lines]
+    return [f"(* {comment(line)} *)" for line in lines]
 
 
 __all__ = ["Statement", "header", "statement"]

@@ -14,6 +14,7 @@ import math
 import typing
 from pathlib import Path
 
+from ..errors import VerifierError
 from ..limits import (LAYER_COLLAPSE_CAPS, MAX_EXPERIMENT_BYTES, MAX_EXPERIMENT_LIST, RANK_COLLAPSE_CAPS, layer_collapse_bytes,
                       rank_collapse_bytes)
 from ..safe_files import read_json_object
@@ -26,7 +27,7 @@ SCHEMA = 1
 RESULT_TYPES = {"layer-collapse": LayerCollapseResult, "rank-collapse": RankCollapseResult}
 
 
-class RecordError(ValueError):
+class RecordError(VerifierError, ValueError):
     """A file that is not the JSON of an experiment; the message is one line per bad file, naming it and the problem."""
 
 

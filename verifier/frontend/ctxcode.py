@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import sympy
 
+from ..errors import VerifierError
 from ..claims import Values
 from .translate import OPAQUE, IndexMax, IndexMin
 
@@ -32,7 +33,7 @@ CTX_FUNCTIONS = {
 _ATOM, _POW, _MUL, _ADD = 4, 3, 2, 1
 
 
-class NotExpressible(ValueError):
+class NotExpressible(VerifierError, ValueError):
     """The expression uses something no ``ctx`` function gives (names what)."""
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from ..errors import VerifierError
+
 #: characters of the input quoted on each side of the place an error points at
 QUOTED = 40
 
 
-class ExpressionError(ValueError):
+class ExpressionError(VerifierError, ValueError):
     """A statement, ``--var``, ``--dim`` or ``--where`` the front end cannot read.
 
     ``source`` names the input (``statement``, ``--where 'a + b = 3'``), ``column`` is 1-based

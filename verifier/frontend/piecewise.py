@@ -31,6 +31,8 @@ from flint import fmpq, fmpq_mat
 from scipy.optimize import linprog
 from scipy.spatial import Delaunay
 
+from ..errors import VerifierError
+
 #: largest number of variables in one piecewise-linear condition (vertex enumeration is combinatorial)
 MAX_VARIABLES = 4
 #: largest number of cells of the arrangement examined
@@ -39,7 +41,7 @@ MAX_CELLS = 4096
 Affine = tuple[tuple[Fraction, ...], Fraction]  # (coefficients per variable, constant)
 
 
-class NotPiecewiseLinear(ValueError):
+class NotPiecewiseLinear(VerifierError, ValueError):
     """The condition is not built from rational affine forms by + - * (a constant) |.| max min."""
 
 

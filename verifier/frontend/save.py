@@ -6,11 +6,12 @@ import os
 import re
 from pathlib import Path
 
+from ..errors import VerifierError
 from ..safe_files import FileWriteError, make_folders, write_in_folder
 from .build import ExprClaim
 
 
-class SaveError(ValueError):
+class SaveError(VerifierError, ValueError):
     """The module cannot be written where asked (names the path and why)."""
 
 

@@ -36,6 +36,7 @@ from typing import Any, Callable, ClassVar
 import numpy as np
 from flint import fmpq
 
+from ..errors import VerifierError
 from ..claims import ClaimDefinitionError, Hypothesis, Variable, domain_hypotheses
 from ..contexts import BallContext, ExactContext, NotRational, exact_decimal, to_fraction
 from ..draws import grouped
@@ -77,7 +78,7 @@ class Chart:
     point: Callable[[np.ndarray], np.ndarray]
 
 
-class NoChart(ValueError):
+class NoChart(VerifierError, ValueError):
     """The set has no proof chart here (names why and what to do)."""
 
 

@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..errors import VerifierError
 from ..claims import ClaimDefinitionError, Hypothesis, Variable
 from ..contexts import ExactContext, FloatContext, NotRational
 from .base import Kind, ProofMap, hypothesis_texts, require_identifier
@@ -21,7 +22,7 @@ from .base import Kind, ProofMap, hypothesis_texts, require_identifier
 FLOAT = FloatContext()
 
 
-class IrrationalDerivedValue(Exception):
+class IrrationalDerivedValue(VerifierError):
     """A derived variable's definition left the rationals at a point the search must certify.
 
     Not a ValueError or ArithmeticError: those mark one bad candidate, which the search

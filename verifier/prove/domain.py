@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Mapping
 
+from ..errors import VerifierError
 from ..claims import Check, Variable
 
 
-class ProofBoxError(ValueError):
+class ProofBoxError(VerifierError, ValueError):
     """A proof's dimensions or boxes that cannot be used with a claim (names the bad value)."""
 
 

@@ -37,7 +37,7 @@ from ..results import CheckResult, Verdict
 from .domain import ProofBox
 from .result import Proof, ProofDetails, base_fields
 from .certificate import ProofCertificate, Reduction
-from .smt import _certify_point, formulas, parametrisations
+from .smt import certify_point, formulas, parametrisations
 from .smt_exp import ExpAbstraction, ExpStrategy
 from .strategy import ProofStop
 from .z3ctx import model_fraction
@@ -204,11 +204,11 @@ class ExpBasis:
             assert power.denominator == 1
             (top if power > 0 else bottom).extend([self.y[name]] * abs(int(power)))
         if leaf.const:
-            top.append(self._constant(leaf.const))
+            top.append(self.constant_value(leaf.const))
         product = lambda xs: z3.RealVal(1) if not xs else (xs[0] if len(xs) == 1 else z3.Product(*xs))
         return product(top), product(bottom)
 
-    def _constant(self, c: Fraction):
+    def constant_value(self, c: Fraction):
         if c not in self.constants:
             self.constants[c] = z3.Real(f"exp({c})")
         return self.constants[c]
@@ -417,7 +417,7 @@ def prove_exp_basis(check: Check, domain: ProofBox, time_limit: float, dps: int 
                 substitutions.update({str(basis.y[name]): f"exp({name}/{basis.q[name]})" for name in basis.y})
             if answer == z3.sat:
                 point = _point(values, basis, solver.model())
-                proof = _certify_point(check, domain, param, point, start, base, details, dps)
+                proof = certify_point(check, domain, param, point, start, base, details, dps)
                 return proof if proof.result.counterexample is not None else None
             if answer != z3.unsat:
                 return None

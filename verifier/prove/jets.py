@@ -112,7 +112,7 @@ class Jet:
         b = _ball(x)
         return cls(b, b, None, f)
 
-    def _lift(self, other):
+    def lifted(self, other):
         if isinstance(other, Jet):
             return other
         return Jet.const(other if isinstance(other, arb) else Fraction(other) if not isinstance(other, fmpq) else Fraction(int(other.p), int(other.q)), self.f)
@@ -157,7 +157,7 @@ class Jet:
         if isinstance(o, np.ndarray):  # an array of Jets (``9 * ctx.sqrt(2)``): numpy applies the operation entry by entry
             return NotImplemented
         key = (name, ("id", id(self)), _key(o), swap)
-        return self.f.cached(key, lambda: compute(*((self._lift(o), self) if swap else (self, self._lift(o)))), self, o)
+        return self.f.cached(key, lambda: compute(*((self.lifted(o), self) if swap else (self, self.lifted(o)))), self, o)
 
     def __add__(self, o):
         if isinstance(o, np.ndarray):
@@ -472,7 +472,7 @@ def _meet(x, y):
 
 
 def _pair(a, b):
-    return (a, a._lift(b)) if isinstance(a, Jet) else (b._lift(a), b)
+    return (a, a.lifted(b)) if isinstance(a, Jet) else (b.lifted(a), b)
 
 
 def _hull_grad(a: Jet, b: Jet):
@@ -514,15 +514,15 @@ class JetContext(BallContext):
         """The ball functions of one number (derivatives and domain edges are balls, not Jets)."""
         return _BALLS.scalars
 
-    def _one(self, row):
+    def function_of(self, row):
         # the ball forms depend on nothing but the ambient precision, which this context sets:
         # made once per process, not once per box
-        return _BALLS._one(row)
+        return _BALLS.function_of(row)
 
     def scalar(self, value):
         return Jet.const(Fraction(value), self.frame)
 
-    def _convert(self, v):
+    def lift_value(self, v):
         if isinstance(v, Jet):
             return v
         return Jet.const(v if isinstance(v, arb) else to_fraction(v), self.frame)
@@ -572,16 +572,16 @@ class JetContext(BallContext):
         pick = self._choose()
         if pick is not None:
             return (a, b)[pick]
-        hull = BallContext._max2 if larger else BallContext._min2
+        hull = BallContext.max2 if larger else BallContext.min2
         if a.g is not None and b.g is not None:
             self.undecided.append(tuple(x - y for x, y in zip(a.g, b.g)))
         # a minimum remembers its operands: a hypothesis min(x) > 0 implies each x_i > 0
         return Jet(hull(a.v, b.v), hull(a.c, b.c), _hull_grad(a, b), a.f, None if larger else ("min", a, b))
 
-    def _max2(self, a, b):
+    def max2(self, a, b):
         return self._extreme(a, b, True)
 
-    def _min2(self, a, b):
+    def min2(self, a, b):
         return self._extreme(a, b, False)
 
     def _abs1(self, x):
@@ -601,26 +601,26 @@ class JetContext(BallContext):
     def abs(self, x):
         return self._elementwise(self._abs1, x)
 
-    def _sign1(self, x):
+    def sign1(self, x):
         return self.frame.cached(("sign", id(x)), lambda: self._sign_new(x), x)
 
     def _sign_new(self, x):
         """A constant where the box decides the sign; else the hull of the signs it holds, with
         no gradient (sign jumps at 0: no branch of it is valid on a closed part of the box)."""
-        x = self._convert(x)
+        x = self.lift_value(x)
         e = x.enclosure()
         if e > 0 or e < 0 or e.is_zero():
-            return Jet.const(BallContext._sign1(e), self.frame)
+            return Jet.const(BallContext.sign1(e), self.frame)
         if x.g is not None:
             self.undecided.append(tuple(x.g))  # the coordinates that would decide it: where to split
         # cut to the signs the box holds: a ball's radius is rounded up, and [-1 - ulp, 1 + ulp]
         # would keep |sign(x)| <= 1 from closing any box around x = 0
-        hull = _clamp(BallContext._sign1(e), (0 if e >= 0 else -1, 0 if e <= 0 else 1))
-        centre = _clamp(BallContext._sign1(x.c), (-1, 1))
+        hull = _clamp(BallContext.sign1(e), (0 if e >= 0 else -1, 0 if e <= 0 else 1))
+        centre = _clamp(BallContext.sign1(x.c), (-1, 1))
         return Jet(hull, centre, None if x.g is None else tuple(arb.nan() for _ in x.g), self.frame)
 
     def sign(self, x):
-        return self._elementwise(self._sign1, x)
+        return self._elementwise(self.sign1, x)
 
     # -- the function table: value from the ball form, gradient by the chain rule ----------
     def _function(self, row, x):
@@ -632,7 +632,7 @@ class JetContext(BallContext):
     def _new_jet(self, row, j):
         if row.name == "sqrt" and j.origin is not None and j.origin[0] == "power":  # sqrt(s^2) = s for s >= 0
             return self._power_real(j, Fraction(1, 2))
-        form = self._one(row)  # the ball form: raises FunctionDomainError where the whole box is outside the domain
+        form = self.function_of(row)  # the ball form: raises FunctionDomainError where the whole box is outside the domain
         e = j.enclosure()
         if row.domain is not None and not self._inside(row.domain, e):
             return self._partly_defined(row, j, e)
@@ -667,27 +667,27 @@ class JetContext(BallContext):
             raise PartlyDefined(f"{row.name} is undefined on the whole box", j.g)
         self._require(j, edge, domain.strict, row.name)
         value = _clamp(row.ball(edge).union(row.ball(e.upper())) if row.increasing else arb.nan(), row.values)
-        centre = _clamp(self._one(row)(j.c), row.values) if self._inside(domain, j.c) else value
+        centre = _clamp(self.function_of(row)(j.c), row.values) if self._inside(domain, j.c) else value
         return Jet(value, centre, None if j.g is None else tuple(arb.nan() for _ in j.g), self.frame)
 
     # -- power: x^p with p a number or a variable ------------------------------------------
     def _power_int(self, a, k):
-        a = self._convert(a)
+        a = self.lift_value(a)
         if k >= 1:
             return a**k
         if k == 0:
             return Jet.const(1, self.frame)
         return 1 / a ** (-k)
 
-    def _power2(self, a, p):
-        a, p = self._convert(a), self._convert(p)
+    def power2(self, a, p):
+        a, p = self.lift_value(a), self.lift_value(p)
         return self.frame.cached(("power", id(a), id(p)), lambda: self._new_power(a, p), a, p)
 
     def _new_power(self, a, p):
         ea, ep = a.enclosure(), p.enclosure()
         if p.g is None and ep.is_exact() and ep.is_integer():  # a constant integer exponent: exact products
             return self._power_int(a, int(ep.unique_fmpz()))
-        form = self._one(POWER)  # raises FunctionDomainError where the whole box is outside (a < 0, or a <= 0 with p <= 0)
+        form = self.function_of(POWER)  # raises FunctionDomainError where the whole box is outside (a < 0, or a <= 0 with p <= 0)
         positive = bool(ep > 0)
         inside = bool(ea > 0) or (positive and bool(ea >= 0))
         if bool(ea < 0) or (not positive and bool(ea <= 0)):
@@ -716,13 +716,13 @@ class JetContext(BallContext):
     def _power_real(self, a, q: Fraction):
         """a^q for a rational q; (b^k)^q = b^(k q) for b >= 0 when a was built as b^k (x = s^2 makes
         sqrt(x) = s, smooth at 0 where sqrt is not)."""
-        a = self._convert(a)
+        a = self.lift_value(a)
         if a.origin is not None and a.origin[0] == "power" and a.origin[1].enclosure() >= 0:
             base, exponent = a.origin[1], q * a.origin[2]
             if exponent.denominator == 1:
                 return self._power_int(base, int(exponent))
-            return self._power2(base, Jet.const(exponent, self.frame))
-        return self._power2(a, Jet.const(q, self.frame))
+            return self.power2(base, Jet.const(exponent, self.frame))
+        return self.power2(a, Jet.const(q, self.frame))
 
     # -- what the hypotheses say about the box ---------------------------------------------
     def assume(self, hypotheses) -> None:
@@ -736,7 +736,7 @@ class JetContext(BallContext):
             source, self._assumption_source, self._assumptions = self._assumption_source, None, []
             if source is not None:
                 try:  # a hypothesis that itself needs one gets none (the list is empty meanwhile)
-                    self._assumptions = [(h if isinstance(h, Jet) else self._convert(h), strict) for h, strict in source(self)]
+                    self._assumptions = [(h if isinstance(h, Jet) else self.lift_value(h), strict) for h, strict in source(self)]
                 except (ArithmeticError, ValueError):
                     self._assumptions = []
         return self._assumptions

@@ -43,6 +43,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..errors import VerifierError
 from ..claims import Check, Hypothesis, Variable, domain_hypotheses
 from ..kinds.base import UNIT, Bounds, Constraint, Coordinate, Entries, MapRequest, NoChart, ProofMap, bound_texts, entries_array, hypothesis_texts
 from .domain import ProofBox
@@ -52,7 +53,7 @@ from .domain import ProofBox
 MAX_SMT_PIECES = 64
 
 
-class BoundedDomainError(ValueError):
+class BoundedDomainError(VerifierError, ValueError):
     """Branch and bound needs a finite box for every free variable."""
 
 

@@ -37,7 +37,7 @@ from .parametrisation import MAX_SMT_PIECES, Parametrisation
 from .result import Proof, ProofDetails, base_fields
 from .sos import SumOfSquares, sos_certificate
 from .strategy import Budget, MethodError, Strategy, solver_stop, with_stop
-from .z3ctx import NotDecidable, Z3Context, _ScalarTerm, model_fraction, model_value, nonconstant_denominators
+from .z3ctx import NotDecidable, Z3Context, ScalarTerm, model_fraction, model_value, nonconstant_denominators
 
 Z3 = Z3Context()
 EXACT = ExactContext()
@@ -98,7 +98,7 @@ def formula(check: Check, domain: ProofBox):
 
 def _real(name: str):
     term = z3.Real(name)
-    return _ScalarTerm(term.as_ast(), term.ctx)
+    return ScalarTerm(term.as_ast(), term.ctx)
 
 
 #: seconds at most for a claim whose square roots became fresh reals (nonlinear arithmetic
@@ -146,7 +146,7 @@ def prove_smt(check: Check, domain: ProofBox, time_limit: float = 60.0, dps: int
                 ProofDetails(solver="unsat", certificate=certificate, **details),
             )
         if answer == "sat":
-            proof = _from_model(check, domain, param, *found, start, base, details, dps)
+            proof = from_model(check, domain, param, *found, start, base, details, dps)
             if proof.result.counterexample is not None:
                 return proof
             uncertified = proof  # an algebraic model off the set: the next map may give a rational one
@@ -202,7 +202,7 @@ def smt_certificate(check: Check, domain: ProofBox, formulas_text: list[str], se
     return ProofCertificate(method="smt", dims=dict(domain.dims), domain=domain.to_dict(), smt=text, sos=sos, notes=notes)
 
 
-def _from_model(check, domain, param, values, data, model, start, base, details, dps) -> Proof:
+def from_model(check, domain, param, values, data, model, start, base, details, dps) -> Proof:
     algebraic = _algebraic_model_point(check, data, model)
     if algebraic is not None:
         return _certify_exact(check, domain, algebraic, start, base, details, dps)
@@ -215,7 +215,7 @@ def _from_model(check, domain, param, values, data, model, start, base, details,
             continue
         q = model_fraction(model, v)
         point.append(fmpq(q.numerator, q.denominator))
-    return _certify_point(check, domain, param, point, start, base, details, dps)
+    return certify_point(check, domain, param, point, start, base, details, dps)
 
 
 def _algebraic_model_point(check, data, model) -> dict | None:
@@ -239,7 +239,7 @@ def _algebraic_model_point(check, data, model) -> dict | None:
     return out if irrational else None
 
 
-def _certify_point(check, domain, param, point, start, base, details, dps) -> Proof:
+def certify_point(check, domain, param, point, start, base, details, dps) -> Proof:
     """A certified, shrunk counterexample at the coordinates ``point`` (exact), or INCONCLUSIVE."""
     exact = {k: np.asarray(EXACT.lift(x), dtype=object) for k, x in param.data(EXACT, point).items()}
     return _certify_exact(check, domain, exact, start, base, details, dps)

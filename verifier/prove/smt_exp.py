@@ -31,7 +31,7 @@ from ..results import CheckResult, Verdict
 from .domain import ProofBox
 from .result import Proof, ProofDetails, base_fields
 from .certificate import ProofCertificate, Reduction
-from .smt import _from_model, formulas, parametrisations
+from .smt import from_model, formulas, parametrisations
 from .smt import z3_reason
 from .strategy import Budget, ProofStop, Strategy
 from .z3ctx import NotDecidable, Z3Context
@@ -58,7 +58,7 @@ class ExpAbstraction(Z3Context):
         return self._apply(self._exp_one, x, reuse=False)
 
     def _exp_one(self, t):
-        t = self._convert(t)
+        t = self.lift_value(t)
         t = z3.simplify(t) if z3.is_expr(t) else t
         key = t.get_id()
         k = self._index.get(key)
@@ -147,7 +147,7 @@ def prove_exp_abstracted(check: Check, domain: ProofBox, time_limit: float, dps:
             if answer == z3.unsat:
                 refuted.append(solver.to_smt2())
             if answer == z3.sat:
-                proof = _from_model(check, domain, param, values, data, solver.model(), start, base, details, dps)
+                proof = from_model(check, domain, param, values, data, solver.model(), start, base, details, dps)
                 return proof if proof.result.counterexample is not None else None  # certified, or dropped
             if answer != z3.unsat:
                 return None

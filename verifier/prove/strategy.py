@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from ..errors import VerifierError
 from ..claims import Check
 from ..results import Verdict
 from .certificate import ProofCertificate
@@ -30,7 +31,7 @@ from .domain import ProofBox
 from .result import Proof
 
 
-class MethodError(ValueError):
+class MethodError(VerifierError, ValueError):
     """The method asked for cannot handle this claim (names why)."""
 
 

@@ -16,7 +16,7 @@ from fractions import Fraction
 import numpy as np
 import sympy
 
-from ..contexts import SYMBOLIC, FunctionDomainError, _ObjectContext
+from ..contexts import SYMBOLIC, FunctionDomainError, ObjectContext
 from ..contexts.table import BY_NAME
 
 POWER = BY_NAME["power"]
@@ -39,15 +39,15 @@ class Guided:
     def __init__(self, e, j, tolerant=False):
         self.e, self.j, self.tolerant = e, j, tolerant
 
-    def _lift(self, o):
+    def lifted(self, o):
         if isinstance(o, Guided):
             return o
         q = Fraction(o)
-        return Guided(sympy.Rational(q.numerator, q.denominator), self.j._lift(q))
+        return Guided(sympy.Rational(q.numerator, q.denominator), self.j.lifted(q))
 
     def _bin(op, swap=False):
         def f(self, o):
-            o = self._lift(o)
+            o = self.lifted(o)
             a, b = (o, self) if swap else (self, o)
             return Guided(op(a.e, b.e), op(a.j, b.j), a.tolerant or b.tolerant)
 
@@ -84,9 +84,9 @@ class Guided:
     def sign(self):
         enc = self.j.enclosure()
         if enc > 0 or enc < 0:
-            return self._lift(1 if enc > 0 else -1)
+            return self.lifted(1 if enc > 0 else -1)
         if sympy.simplify(self.e) == 0:
-            return self._lift(0)
+            return self.lifted(0)
         raise Undecided("sign of a sign argument")
 
 
@@ -103,7 +103,7 @@ def _choose(a: Guided, b: Guided, larger: bool) -> Guided:
     raise Undecided("branch of max/min")
 
 
-class GuidedContext(_ObjectContext):
+class GuidedContext(ObjectContext):
     """sympy beside Jets.  ``tolerant``: an undecided branch stands as :data:`UNDECIDED` instead of
     raising (one call per face up front can afford to go on; a call per box cannot)."""
 
@@ -116,17 +116,17 @@ class GuidedContext(_ObjectContext):
         q = Fraction(value)
         return Guided(sympy.Rational(q.numerator, q.denominator), self.jets.scalar(q), self.tolerant)
 
-    def _convert(self, v):
+    def lift_value(self, v):
         return v if isinstance(v, Guided) else self.scalar(Fraction(v))
 
     @staticmethod
-    def _max2(a, b):
-        a, b = (a, a._lift(b)) if isinstance(a, Guided) else (b._lift(a), b)
+    def max2(a, b):
+        a, b = (a, a.lifted(b)) if isinstance(a, Guided) else (b.lifted(a), b)
         return _choose(a, b, True)
 
     @staticmethod
-    def _min2(a, b):
-        a, b = (a, a._lift(b)) if isinstance(a, Guided) else (b._lift(a), b)
+    def min2(a, b):
+        a, b = (a, a.lifted(b)) if isinstance(a, Guided) else (b.lifted(a), b)
         return _choose(a, b, False)
 
     def abs(self, x):
@@ -137,16 +137,16 @@ class GuidedContext(_ObjectContext):
 
     def _function(self, row, x):
         # every function of the table: sympy's form beside the Jet's enclosure of it
-        sym, jets = SYMBOLIC._one(row), self.jets
+        sym, jets = SYMBOLIC.function_of(row), self.jets
         return self._elementwise(lambda g: Guided(sym(g.e), jets._function(row, np.asarray([g.j], dtype=object))[0], g.tolerant), x)
 
-    def _power2(self, a, p):
-        a, p = self._convert(a), self._convert(p)
-        return Guided(SYMBOLIC._one(POWER)(a.e, p.e), self.jets._power2(a.j, p.j), a.tolerant or p.tolerant)
+    def power2(self, a, p):
+        a, p = self.lift_value(a), self.lift_value(p)
+        return Guided(SYMBOLIC.function_of(POWER)(a.e, p.e), self.jets.power2(a.j, p.j), a.tolerant or p.tolerant)
 
-    def _constant(self, name):
+    def constant_value(self, name):
         # ctx.pi: sympy's exact constant beside the Jets' enclosure of it
-        return Guided(SYMBOLIC._constant(name), self.jets._convert(self.jets._constant(name)))
+        return Guided(SYMBOLIC.constant_value(name), self.jets.lift_value(self.jets.constant_value(name)))
 
     def precision(self):
         return self.jets.precision()

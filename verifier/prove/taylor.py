@@ -27,7 +27,7 @@ from flint import arb, fmpq
 
 from ..contexts import BallContext, FunctionDomainError, ExactContext, SymbolicContext
 from ..contexts.errors import NotRational
-from ..contexts import _ObjectContext
+from ..contexts import ObjectContext
 from ..contexts.table import BY_NAME, Scalars
 from ..contexts.values import to_fraction
 from .jets import interval_product, interval_square
@@ -52,7 +52,7 @@ class Series:
     def order(self) -> int:
         return len(self.c) - 1
 
-    def _lift(self, other) -> "Series":
+    def lifted(self, other) -> "Series":
         if isinstance(other, Series):
             return other
         return self.ctx.constant(other, self.order)
@@ -69,7 +69,7 @@ class Series:
 
     # -- arithmetic ----------------------------------------------------------------------
     def __add__(self, o):
-        o = self._lift(o)
+        o = self.lifted(o)
         n = min(self.order, o.order)
         total = self.ctx.total
         return self._made([total((self.c[k], o.c[k])) for k in range(n + 1)], self, o)
@@ -80,15 +80,15 @@ class Series:
         return self._made([-x for x in self.c], self)
 
     def __sub__(self, o):
-        o = self._lift(o)
+        o = self.lifted(o)
         n = min(self.order, o.order)
         return self._made([self.c[k] - o.c[k] for k in range(n + 1)], self, o)
 
     def __rsub__(self, o):
-        return self._lift(o) - self
+        return self.lifted(o) - self
 
     def __mul__(self, o):
-        o = self._lift(o)
+        o = self.lifted(o)
         n = min(self.order, o.order)
         times, square, total = self.ctx.times, self.ctx.square, self.ctx.total
         out = []
@@ -106,11 +106,11 @@ class Series:
     __rmul__ = __mul__
 
     def __truediv__(self, o):
-        o = self._lift(o)
+        o = self.lifted(o)
         return self * o.reciprocal()
 
     def __rtruediv__(self, o):
-        return self._lift(o) * self.reciprocal()
+        return self.lifted(o) * self.reciprocal()
 
     def reciprocal(self) -> "Series":
         head = self.c[0]
@@ -132,13 +132,13 @@ class Series:
                 half = self ** (k // 2)
                 return half * half
             return self * self ** (k - 1) if k > 1 else self
-        return self.ctx._power2(self, self._lift(k))
+        return self.ctx.power2(self, self.lifted(k))
 
     def __repr__(self):
         return f"Series({', '.join(map(str, self.c))}{', broken' if self.broken else ''})"
 
 
-class TaylorContext(_ObjectContext):
+class TaylorContext(ObjectContext):
     """The claim's functions on :class:`Series` of ``order`` over a base context."""
 
     name = "taylor"
@@ -163,13 +163,13 @@ class TaylorContext(_ObjectContext):
         order = self.order if order is None else order
         if isinstance(value, Series):
             return value
-        head = self.base._convert(value) if not isinstance(value, (Fraction, int)) else self.base.scalar(Fraction(value))
+        head = self.base.lift_value(value) if not isinstance(value, (Fraction, int)) else self.base.scalar(Fraction(value))
         return Series([head] + [self.zero] * order, self)
 
     def scalar(self, value):
         return self.constant(Fraction(value))
 
-    def _convert(self, v):
+    def lift_value(self, v):
         if isinstance(v, Series):
             return v
         if isinstance(v, (int, Fraction, fmpq)):
@@ -178,7 +178,7 @@ class TaylorContext(_ObjectContext):
 
     def line(self, point, direction) -> Series:
         """The coordinate ``point + t direction`` (``point``: a base number, ``direction``: exact)."""
-        return Series([self.base._convert(point) if not isinstance(point, Fraction) else self.base.scalar(point),
+        return Series([self.base.lift_value(point) if not isinstance(point, Fraction) else self.base.scalar(point),
                        self.base.scalar(Fraction(direction))] + [self.zero] * (self.order - 1), self)
 
     def nonzero(self, x) -> bool:
@@ -212,7 +212,7 @@ class TaylorContext(_ObjectContext):
 
     def _series_function(self, row):
         if row.exponent:
-            return lambda u, p: self._power2(u, p)
+            return lambda u, p: self.power2(u, p)
         return lambda u: self.expand(row, u)
 
     def _function(self, row, x):
@@ -220,11 +220,11 @@ class TaylorContext(_ObjectContext):
 
     def expand(self, row, u: Series) -> Series:
         """row(u) as a series of u's order: its value from the base form, the rest from f'(u) u'."""
-        u = self._convert(u)
+        u = self.lift_value(u)
         if u.broken:
             return Series([self.zero] * len(u.c), self, True)
         try:
-            head = self.base._one(row)(u.c[0])
+            head = self.base.function_of(row)(u.c[0])
         except (FunctionDomainError, NotRational, ZeroDivisionError, ValueError):
             return Series([self.zero] * len(u.c), self, True)
         if isinstance(head, arb) and not head.is_finite():
@@ -240,22 +240,22 @@ class TaylorContext(_ObjectContext):
 
     # -- power -------------------------------------------------------------------------------
     def _power_int(self, a, k):
-        a = self._convert(a)
+        a = self.lift_value(a)
         if k >= 0:
             return a**k
         return 1 / a ** (-k)
 
     def _power_real(self, a, q: Fraction):
-        return self._power2(a, self.constant(q))
+        return self.power2(a, self.constant(q))
 
-    def _power2(self, a, p):
-        a, p = self._convert(a), self._convert(p)
+    def power2(self, a, p):
+        a, p = self.lift_value(a), self.lift_value(p)
         if all(x == 0 for x in p.c[1:]) and _is_integer(p.c[0]):
             return self._power_int(a, _as_int(p.c[0]))
         if a.broken or p.broken:
             return Series([self.zero] * (min(a.order, p.order) + 1), self, True)
         try:
-            head = self.base._one(POWER)(a.c[0], p.c[0])
+            head = self.base.function_of(POWER)(a.c[0], p.c[0])
         except (FunctionDomainError, NotRational, ZeroDivisionError, ValueError):
             return Series([self.zero] * (min(a.order, p.order) + 1), self, True)
         order = min(a.order, p.order)
@@ -274,14 +274,14 @@ class TaylorContext(_ObjectContext):
             return Series([self.zero] * (min(a.order, b.order) + 1), self, True)
         return a if (gap > 0) == larger else b
 
-    def _max2(self, a, b):
-        return self._pick(self._convert(a), self._convert(b), True)
+    def max2(self, a, b):
+        return self._pick(self.lift_value(a), self.lift_value(b), True)
 
-    def _min2(self, a, b):
-        return self._pick(self._convert(a), self._convert(b), False)
+    def min2(self, a, b):
+        return self._pick(self.lift_value(a), self.lift_value(b), False)
 
     def _abs1(self, a):
-        a = self._convert(a)
+        a = self.lift_value(a)
         s = self.sign(a.c[0])
         if s is None:
             return Series([self.zero] * len(a.c), self, True)

@@ -18,14 +18,14 @@ import numpy as np
 import z3
 
 from ..algebraic import AlgebraicNumber
-from ..contexts import FunctionDomainError, NotRational, _ObjectContext
+from ..contexts import FunctionDomainError, NotRational, ObjectContext
 
 
 class NotDecidable(NotRational):
     """The claim uses a function outside real arithmetic with if-then-else (exp, log, sqrt)."""
 
 
-class _ScalarTerm(z3.ArithRef):
+class ScalarTerm(z3.ArithRef):
     """A term outside any array (a constant, a reduction's result) that lets numpy broadcast it.
 
     z3's operators try to coerce their right operand into a numeral, and an array of terms
@@ -40,18 +40,18 @@ def _declining_arrays(op):
         if isinstance(other, np.ndarray):
             return NotImplemented
         result = getattr(z3.ArithRef, op)(self, other)
-        return _ScalarTerm(result.as_ast(), result.ctx) if isinstance(result, z3.ArithRef) else result
+        return ScalarTerm(result.as_ast(), result.ctx) if isinstance(result, z3.ArithRef) else result
 
     return method
 
 
 for _op in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
             "__pow__", "__le__", "__lt__", "__ge__", "__gt__", "__neg__"):
-    setattr(_ScalarTerm, _op, _declining_arrays(_op) if _op != "__neg__" else
-            (lambda self: _ScalarTerm((-z3.ArithRef(self.as_ast(), self.ctx)).as_ast(), self.ctx)))
+    setattr(ScalarTerm, _op, _declining_arrays(_op) if _op != "__neg__" else
+            (lambda self: ScalarTerm((-z3.ArithRef(self.as_ast(), self.ctx)).as_ast(), self.ctx)))
 
 
-class Z3Context(_ObjectContext):
+class Z3Context(ObjectContext):
     """The SMT context.  A square root stays in real arithmetic by an exact substitution: each
     distinct ``sqrt(t)`` becomes a fresh real ``r`` with ``r >= 0`` and ``r * r = t`` (a
     *side condition*, which the formula must assert: :meth:`side_conditions`).  For a number
@@ -106,7 +106,7 @@ class Z3Context(_ObjectContext):
         if z3.is_rational_value(t):  # an algebraic constant: its isolating interval too
             lo, hi = _root_interval(Fraction(t.numerator_as_long(), t.denominator_as_long()), q)
             self._conditions.extend([r >= z3.RealVal(lo), r <= z3.RealVal(hi)])
-        out = _ScalarTerm(r.as_ast(), r.ctx)
+        out = ScalarTerm(r.as_ast(), r.ctx)
         self._roots[key] = (out, t)
         return out
 
@@ -123,12 +123,12 @@ class Z3Context(_ObjectContext):
     def scalar(self, value):
         value = Fraction(value)
         term = z3.RealVal(value)
-        return _ScalarTerm(term.as_ast(), term.ctx)
+        return ScalarTerm(term.as_ast(), term.ctx)
 
-    def _convert(self, v):
+    def lift_value(self, v):
         if z3.is_expr(v):
             return v
-        return super()._convert(v)
+        return super().lift_value(v)
 
     def symbols(self, name: str, shape: tuple[int, ...]) -> np.ndarray:
         """A fresh z3 Real per entry, with the batch axis in front."""
@@ -138,11 +138,11 @@ class Z3Context(_ObjectContext):
         return out
 
     @staticmethod
-    def _max2(a, b):
+    def max2(a, b):
         return z3.If(a >= b, a, b)
 
     @staticmethod
-    def _min2(a, b):
+    def min2(a, b):
         return z3.If(a <= b, a, b)
 
     def abs(self, x):

@@ -18,6 +18,8 @@ import re
 
 import nh3
 
+from ..errors import VerifierError
+
 MAX_LATEX_CHARS = 5_000  # characters of one formula a report typesets
 
 _GREEK = ("alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi pi varpi rho varrho "
@@ -75,7 +77,7 @@ _ARRAY_COLUMNS = re.compile(r"\s*\{([lcr| ]+)\}")
 _TOKEN = re.compile(r"\\([A-Za-z]+|.)|(\s+)|(.)", re.S)
 
 
-class UnsafeLatex(ValueError):
+class UnsafeLatex(VerifierError, ValueError):
     """A formula outside the subset a report typesets; the message says what and where."""
 
 

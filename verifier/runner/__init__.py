@@ -24,6 +24,7 @@ import os
 import time
 from typing import Any, Callable, Hashable, Iterable, Iterator, Protocol, Sequence
 
+from ..errors import VerifierError
 from .authorship import authors_frame
 from .outcome import CRASH_SIGNALS, AbruptEnd, Outcome, signal_name
 from .pool import KILL_AFTER, ForkedPool
@@ -47,7 +48,7 @@ class Runner(Protocol):
     def close(self) -> None: ...
 
 
-class WorkerLost(RuntimeError):
+class WorkerLost(VerifierError, RuntimeError):
     """A task whose answer did not come back (:meth:`SerialRunner.imap` and friends raise it)."""
 
     def __init__(self, outcome: Outcome):

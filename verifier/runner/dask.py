@@ -21,6 +21,7 @@ import warnings
 from collections import OrderedDict, deque
 from typing import Any, Callable, Iterable, Iterator
 
+from ..errors import VerifierError
 from .authorship import installed_pack_roots
 from .outcome import Outcome
 
@@ -30,11 +31,11 @@ CONNECT_TIMEOUT = 10.0
 SPECS = "serial, process, dask-local or dask://HOST:PORT"
 
 
-class RunnerError(ValueError):
+class RunnerError(VerifierError, ValueError):
     """A runner that cannot be made: a bad spec, Dask missing, a scheduler that does not answer."""
 
 
-class WorkerEnvironmentError(RuntimeError):
+class WorkerEnvironmentError(VerifierError, RuntimeError):
     """A Dask worker lacks what a task needs (a module the check refers to by name)."""
 
 

@@ -7,6 +7,8 @@ import signal
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import VerifierError
+
 #: signals that mean "native code crashed", as a reader should be told
 CRASH_SIGNALS = {signal.SIGSEGV: "segmentation fault", signal.SIGABRT: "aborted", signal.SIGBUS: "bus error",
                  signal.SIGFPE: "arithmetic fault", signal.SIGILL: "illegal instruction"}
@@ -69,7 +71,7 @@ def signal_name(number: int | None) -> str:
         return f"signal {number}"
 
 
-class AbruptEnd(Exception):
+class AbruptEnd(VerifierError):
     """A call run apart did not come back: it ended or crashed its process, raised a
     BaseException (SystemExit, KeyboardInterrupt), or ran past its time limit."""
 

@@ -16,6 +16,8 @@ import importlib
 import io
 import pickle
 
+from ..errors import VerifierError
+
 #: classes outside the verifier an answer may hold: containers and exact numbers (their
 #: constructors compute nothing but the value)
 _PLAIN = {
@@ -36,7 +38,7 @@ _VALUE_BASES = (tuple, frozenset, float, int, str)
 _REBUILDERS = {("verifier.contexts.values", "_bound_from")}
 
 
-class UnreadableAnswer(Exception):
+class UnreadableAnswer(VerifierError):
     """An answer from a worker that is not plain data (or not a pickle at all)."""
 
 

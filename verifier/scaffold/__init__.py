@@ -20,6 +20,7 @@ from importlib import resources
 from pathlib import Path
 from string import Template
 
+from ..errors import VerifierError
 from .._version import __version__
 from ..limits import MAX_NAME_CHARS
 from ..safe_files import open_folder_below, refuse_links, write_in_folder
@@ -46,7 +47,7 @@ _FILES = {
 _WRITTEN_AFTER = ("claims.lock", "counterexamples")
 
 
-class ScaffoldError(Exception):
+class ScaffoldError(VerifierError):
     """A paper slug or target folder ``verify init`` cannot use; says what to pass instead."""
 
 

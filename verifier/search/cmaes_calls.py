@@ -47,4 +47,32 @@ def cma_class():
     return CMA
 
 
-__all__ = ["cma_class", "quiet"]
+def ask_population(opt) -> np.ndarray:
+    """``opt.ask()`` for a whole population: the same points, drawn in the same order.
+
+    The one place the verifier reads cmaes's internals (it offers no public way to ask for a
+    population at once); every other layout of the library takes ``ask`` itself.
+
+    ``CMA.ask`` (cmaes 0.10-0.13) draws ``z ~ N(0, I)`` from the optimiser's own generator
+    and returns ``mean + sigma * (B diag(D)) z``, rebuilding ``B diag(D)`` at every call; on
+    claims that cost microseconds that bookkeeping was most of the target phase.  Here the
+    matrix is built once per population and each point is the same matrix-vector product.
+    Any other layout of the library (bounds, renamed internals) takes ``ask`` itself;
+    ``tests/unit/test_search_phases.py`` checks the two agree bit for bit.
+    """
+    pop = opt.population_size
+    try:
+        if getattr(opt, "_bounds", None) is not None:
+            raise AttributeError("bounded: ask() resamples")
+        rng, n = opt._rng, opt._n_dim
+        B, D = opt._eigen_decomposition()
+        mean, sigma = opt._mean, opt._sigma
+    except AttributeError:
+        return np.array([opt.ask() for _ in range(pop)])
+    bd = B.dot(np.diag(D))
+    out = np.empty((pop, n))
+    for i in range(pop):
+        out[i] = mean + sigma * bd.dot(rng.randn(n))
+    return out
+
+__all__ = ["ask_population", "cma_class", "quiet"]

@@ -17,7 +17,7 @@ import scipy.optimize
 
 from ..contexts import ExactContext, to_fraction
 from ..sampling import exactify, project
-from .evaluate import UNDEFINED_AT_POINT, _exact_violation, _precise_relative
+from .evaluate import UNDEFINED_AT_POINT, exact_violation, precise_relative
 from .refine import Layout
 
 EXACT = ExactContext()
@@ -102,17 +102,17 @@ class _DeepObjective:
         cand = self.layout.batch(np.array([_fmpq(q) for q in flat], dtype=object)[None, :])
         try:
             cand = project(EXACT, search.check, cand, self.dims)
-            ev, ctx = search._precise_evaluation(cand, self.dims, look=True)
+            ev, ctx = search.precise_evaluation(cand, self.dims, look=True)
         except UNDEFINED_AT_POINT:
             return OUTSIDE
         search.stats["deep_evaluations"] += 1
         if any(h[0] < 0 for h in ev.hypotheses):
             return OUTSIDE
-        rel = _precise_relative(ev, ctx)
+        rel = precise_relative(ev, ctx)
         if rel is None:
             return OUTSIDE
         cert = search.deep_verdict(cand, self.dims, rel, phase="deep", explored=True,
-                                   violated=_exact_violation(search.check, ev, ctx))
+                                   violated=exact_violation(search.check, ev, ctx))
         if cert is not None and cert.status in ("undecided", "hypothesis-fails"):
             return OUTSIDE
         with ctx.precision():

@@ -309,10 +309,10 @@ class ChunkSearch:
             if not _hypotheses_hold(mp, self.check, ev, used_dps):
                 self.stats["hypothesis_rejected"] += 1
                 continue
-            mp_rel = _precise_relative(ev, mp)
+            mp_rel = precise_relative(ev, mp)
             if mp_rel is None:
                 continue
-            cert = self.deep_verdict(exact, dims, mp_rel, phase=self.phase, violated=_exact_violation(self.check, ev, mp))
+            cert = self.deep_verdict(exact, dims, mp_rel, phase=self.phase, violated=exact_violation(self.check, ev, mp))
             if cert is not None and cert.status in ("hypothesis-fails", "undecided"):
                 continue
             if cert is not None:
@@ -420,15 +420,15 @@ class ChunkSearch:
             self.deep_left -= 1
             try:
                 exact = exactify(self.check, data, int(i), dims)
-                ev, ctx = self._precise_evaluation(exact, dims, with_hypotheses=False, look=True)
+                ev, ctx = self.precise_evaluation(exact, dims, with_hypotheses=False, look=True)
             except UNDEFINED_AT_POINT:
                 continue
             self.stats["deep_evaluations"] += 1
             self.stats["rechecked"] += 1
-            mp_rel = _precise_relative(ev, ctx)
+            mp_rel = precise_relative(ev, ctx)
             if mp_rel is None:
                 continue
-            cert = self.deep_verdict(exact, dims, mp_rel, phase="deep", violated=_exact_violation(self.check, ev, ctx))
+            cert = self.deep_verdict(exact, dims, mp_rel, phase="deep", violated=exact_violation(self.check, ev, ctx))
             self.stats["rejected_by_recheck"] += 1
             if cert is not None and cert.status == "hypothesis-fails":
                 self.rejected_exactly.add(_row_key(data, i))
@@ -467,7 +467,7 @@ class ChunkSearch:
         return None
 
     # -- what the report shows -------------------------------------------------------
-    def _precise_evaluation(self, exact, dims, with_hypotheses=True, dps=None, look=False):
+    def precise_evaluation(self, exact, dims, with_hypotheses=True, dps=None, look=False):
         """(evaluation, context): exactly when the claim stays rational, else at dps digits.
 
         Plain dps digits are not enough for reporting: at extreme scales (eps = 1e-300
@@ -504,7 +504,7 @@ class ChunkSearch:
         for _, point, dims in self.ratio_points:
             try:
                 exact = exactify(self.check, point, 0, dims)
-                ev, ctx = self._precise_evaluation(exact, dims)
+                ev, ctx = self.precise_evaluation(exact, dims)
                 if ev is None:
                     continue
                 if not _hypotheses_hold(ctx, self.check, ev, self.config.dps):
@@ -614,7 +614,7 @@ def _mp_relative(ev, mp):
         return float(m / scale)
 
 
-def _precise_relative(ev, ctx):
+def precise_relative(ev, ctx):
     """margin / (|lhs| + |rhs|) of an exact or dps-digit evaluation, as a float (0 exactly when the margin is 0)."""
     if ctx is not EXACT:
         return _mp_relative(ev, ctx)
@@ -630,7 +630,7 @@ def _precise_relative(ev, ctx):
         return -np.finfo(float).max if m < 0 else np.finfo(float).max
 
 
-def _exact_violation(check, ev, ctx):
+def exact_violation(check, ev, ctx):
     """Is the claim violated at this exact evaluation (None: not exact, the sign is only approximate)?"""
     if ctx is not EXACT:
         return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..sampling import batch_fastest
-from .cmaes_calls import cma_class, quiet
+from .cmaes_calls import ask_population, cma_class, quiet
 from .smooth import many_terms, run_smoothed_descent
 
 
@@ -125,7 +125,7 @@ def _cmaes_with_restarts(search, chunk, rng) -> None:
             return run_es_chunk(search, chunk, rng)
         while search.evaluations < chunk.size and not search.out_of_time() and not _should_stop(opt):
             with quiet():
-                zs = _ask_population(opt)
+                zs = ask_population(opt)
             flat = x0 + zs * scale
             cand, at = {}, 0
             for n, size in zip(names, sizes):
@@ -148,28 +148,3 @@ def _should_stop(opt) -> bool:
     with quiet():  # an infinite condition number (a zero eigenvalue) is a reason to stop, not a warning
         return opt.should_stop()
 
-
-def _ask_population(opt) -> np.ndarray:
-    """``opt.ask()`` for a whole population: the same points, drawn in the same order.
-
-    ``CMA.ask`` (cmaes 0.10-0.13) draws ``z ~ N(0, I)`` from the optimiser's own generator
-    and returns ``mean + sigma * (B diag(D)) z``, rebuilding ``B diag(D)`` at every call; on
-    claims that cost microseconds that bookkeeping was most of the target phase.  Here the
-    matrix is built once per population and each point is the same matrix-vector product.
-    Any other layout of the library (bounds, renamed internals) takes ``ask`` itself;
-    ``tests/unit/test_search_phases.py`` checks the two agree bit for bit.
-    """
-    pop = opt.population_size
-    try:
-        if getattr(opt, "_bounds", None) is not None:
-            raise AttributeError("bounded: ask() resamples")
-        rng, n = opt._rng, opt._n_dim
-        B, D = opt._eigen_decomposition()
-        mean, sigma = opt._mean, opt._sigma
-    except AttributeError:
-        return np.array([opt.ask() for _ in range(pop)])
-    bd = B.dot(np.diag(D))
-    out = np.empty((pop, n))
-    for i in range(pop):
-        out[i] = mean + sigma * bd.dot(rng.randn(n))
-    return out
