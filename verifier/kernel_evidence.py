@@ -367,12 +367,13 @@ class ProofEvidence:
 
 
 def _flat(tree_data) -> list:
-    """A case tree as a flat preorder list (``["split", 7, "lra", "nra"]``): no nesting in the file."""
+    """A case tree as a flat preorder list (``["split", 7, "lra", "nra"]``, an exp relation
+    ``"exp", [[3], [5, 9]]``): no nesting in the file beyond a relation's two lists."""
     out, stack = [], [tree_data]
     while stack:
         item = stack.pop()
-        if item[0] == "split":
-            out += ["split", item[1]]
+        if item[0] in ("split", "exp"):
+            out += [item[0], item[1]]
             stack += [item[3], item[2]]
         else:
             out.append(item[0])
@@ -388,10 +389,10 @@ def _nested(flat) -> list:
         if root is not None and not stack:
             raise ValueError("a case tree has items after its end")
         token = flat[pos]
-        if token == "split":
+        if token in ("split", "exp"):
             if pos + 1 >= len(flat):
-                raise ValueError("a split needs its node")
-            item, pos = ["split", flat[pos + 1]], pos + 2
+                raise ValueError(f"a split needs its {'node' if token == 'split' else 'relation'}")
+            item, pos = [token, flat[pos + 1]], pos + 2
         elif token in ("lra", "nra"):
             item, pos = [token], pos + 1
         else:
@@ -401,7 +402,7 @@ def _nested(flat) -> list:
             stack[-1][1] -= 1
         else:
             root = item
-        if item[0] == "split":
+        if item[0] in ("split", "exp"):
             stack.append([item, 2])
         while stack and stack[-1][1] == 0:
             stack.pop()
@@ -422,8 +423,8 @@ def kernel_hints(formula: Formula, boxes) -> dict:
     functions = sorted({n[0] for n in formula.nodes if n[0] in FUNCTIONS})
     if functions == ["exp"] and formula.relation == "==":
         return {"strategy": EXP_IDENTITY}
-    if functions:
-        return {"strategy": NO_STRATEGY, "why": f"{', '.join(functions)}: no kernel strategy yet" + (" for an inequality" if functions == ["exp"] else "")}
+    if functions and functions != ["exp"]:
+        return {"strategy": NO_STRATEGY, "why": f"{', '.join(functions)}: no kernel strategy yet"}
     try:
         trees = [case_tree(formula, boxes, g) for g in goals(formula)]
     except NoCaseTree as exc:

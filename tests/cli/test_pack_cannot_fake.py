@@ -139,11 +139,12 @@ def test_a_pack_that_ignores_sigterm_does_not_make_verify_ignore_it(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "verifier", "lemma", "bad", "--pack", "pack.py", "--time", "120", "--prove-time", "0"],
                             cwd=tmp_path, env=environ, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     try:
-        deadline = time.monotonic() + 30
-        while not _descendants(proc.pid) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        time.sleep(1.0)
-        workers = _descendants(proc.pid)
+        # a worker, not the catalog's short-lived loader: a process alive across a second
+        deadline, workers = time.monotonic() + 60, []
+        while not workers and time.monotonic() < deadline:
+            before = set(_descendants(proc.pid))
+            time.sleep(1.0)
+            workers = sorted(before & set(_descendants(proc.pid)))
         assert workers, "no worker started"
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=15)

@@ -68,7 +68,7 @@ def _dropped_hypothesis(ev: ProofEvidence) -> ProofEvidence:
 def _cut_case(ev: ProofEvidence) -> ProofEvidence:
     """The first split of the first goal replaced by its first branch: a case left unproved."""
     tree = _nested(ev.kernel["trees"][0])
-    assert tree[0] == "split", tree
+    assert tree[0] in ("split", "exp"), tree
     return dataclasses.replace(ev, kernel={**ev.kernel, "trees": [_flat(tree[2])] + list(ev.kernel["trees"][1:])})
 
 
@@ -109,16 +109,77 @@ def test_the_kernel_checks_a_proof_and_rejects_each_broken_certificate(coqc, tmp
         {name: k.reason for name, k in checks.items()}
 
 
-def test_a_proof_the_kernel_has_no_strategy_for_is_labelled_unchecked_with_why(tmp_path):
+@pytest.mark.parametrize("lhs, function", [(lambda ctx, v: ctx.exp(v.x), "exp"), (lambda ctx, v: ctx.sin(v.x), "sin")])
+def test_a_proof_the_kernel_has_no_strategy_for_is_labelled_unchecked_with_why(tmp_path, lhs, function):
+    # exp(x) <= 1 + 2x on [0, 1] is true, but needs an upper bound of exp that exp's order, product
+    # and tangent relations do not give; sin has no kernel strategy at all
     claim = Claim(id="e", title="t", statement="s", dims=[], variables=[Scalar("x", lo=0, hi=1)],
-                  parts=[Part("main", lhs=lambda ctx, v: ctx.exp(v.x), rhs=lambda ctx, v: 1 + 2 * v.x)])
+                  parts=[Part("main", lhs=lhs, rhs=lambda ctx, v: 1 + 2 * v.x)])
     formula = export_formula(claim.checks()[0], {})
     ev = ProofEvidence(formula, "branch-and-bound", {"dims": {}, "boxes": {"x": ["0", "1"]}, "relations": []}, "x \u2208 [0, 1]",
                        None, kernel_hints(formula, {"x": (Fraction(0), Fraction(1))}))
     path = tmp_path / "e.proof"
     path.write_text(ev.to_json())
     k = kernel_check_proof("e", path, sha256_of(path), tmp_path)
-    assert k.status == UNCHECKED and "exp" in k.reason and not k.kernel_checked
+    assert k.status == UNCHECKED and function in k.reason and not k.kernel_checked, k.reason
+
+
+def _exp_perturbation(rng, hypothesis=True, factor=1):
+    """A seeded softmax-style perturbation bound: with |b_i| <= eps, either
+    |exp(k x + b) - exp(k x)| <= (exp(eps) - 1) exp(k x) (one term), or
+    sum_i exp(k_i x_i + b_i) <= exp(eps) sum_i exp(k_i x_i) (two terms); random k, boxes and
+    eps range.  ``factor`` < 1 scales the rhs down (false at b = 0); without ``hypothesis`` b is free (false)."""
+    ks = [Fraction(rng.randint(-3, 3) or 1, rng.randint(1, 2)) for _ in range(2)]
+    centre, eps_hi = rng.randint(-2, 2), Fraction(rng.randint(1, 4), 2)
+    two = rng.random() < 0.5
+
+    def lhs(ctx, v):
+        if two:
+            return ctx.exp(ks[0] * v.x + v.b) + ctx.exp(ks[1] * v.y + v.c)
+        return ctx.abs(ctx.exp(ks[0] * v.x + v.b) - ctx.exp(ks[0] * v.x))
+
+    def rhs(ctx, v):
+        if two:
+            return factor * ctx.exp(v.eps) * (ctx.exp(ks[0] * v.x) + ctx.exp(ks[1] * v.y))
+        return factor * (ctx.exp(v.eps) - 1) * ctx.exp(ks[0] * v.x)
+
+    names = ["b", "c"] if two else ["b"]
+    hypotheses = tuple(Hypothesis(f"|{n}| <= eps", lambda ctx, v, n=n: v.eps - ctx.abs(getattr(v, n))) for n in names) if hypothesis else ()
+    variables = [Scalar("x", lo=centre - 1, hi=centre + 1), Scalar("y", lo=centre - 1, hi=centre + 1),
+                 Scalar("eps", lo=Fraction(1, 100), hi=eps_hi)] + [Scalar(n) for n in names]
+    claim = Claim(id="perturb", title="generated", statement="generated", paper="generated", dims=[],
+                  variables=variables, hypotheses=hypotheses, parts=[Part("main", lhs=lhs, rhs=rhs)])
+    formula = export_formula(claim.checks()[0], {})
+    boxes = {"x": (Fraction(centre - 1), Fraction(centre + 1)), "y": (Fraction(centre - 1), Fraction(centre + 1)),
+             "eps": (Fraction(1, 100), eps_hi), **{n: None for n in names}}
+    domain = {"dims": {}, "boxes": {k: None if b is None else [str(b[0]), str(b[1])] for k, b in boxes.items()}, "relations": []}
+    return ProofEvidence(formula, "smt", domain, "generated", None, kernel_hints(formula, boxes))
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_an_exp_inequality_is_kernel_checked_by_exps_order_and_products_and_a_forged_one_rejected(coqc, tmp_path, seed):
+    # the hints (which of exp's order and product relations to split on) are found by z3; the
+    # kernel proves each relation from exp_increasing and exp_plus, and every leaf by lra/nra
+    rng = random.Random(seed)
+    state = rng.getstate()
+    true = _exp_perturbation(rng)
+    assert true.kernel["strategy"] == "cases", true.kernel
+    assert any("exp" in tree for tree in true.kernel["trees"]), true.kernel
+    assert ProofEvidence.from_json(true.to_json()) == true
+    rng.setstate(state)
+    assert _exp_perturbation(rng, hypothesis=False).kernel["strategy"] == "none"  # no tree for a false claim
+    rng.setstate(state)
+    assert _exp_perturbation(rng, factor=Fraction(1, 2)).kernel["strategy"] == "none"
+    # the true claim's tree kept on broken statements, and a case cut from it: the kernel rejects each
+    f = true.formula
+    nodes = f.nodes + (("const", Fraction(1, 2)), ("*", len(f.nodes), f.rhs[0]))
+    mutants = {"halve the rhs": dataclasses.replace(true, formula=dataclasses.replace(f, nodes=nodes, rhs=(len(nodes) - 1,))),
+               "drop the hypotheses": dataclasses.replace(true, formula=dataclasses.replace(f, hypotheses=())),
+               "cut a case": _cut_case(true)}
+    checks = _checked({"true": true, **mutants}, tmp_path)
+    assert checks.pop("true").status == KERNEL_CHECKED
+    assert {name: k.status for name, k in checks.items()} == {name: REJECTED for name in mutants}, \
+        {name: k.reason for name, k in checks.items()}
 
 
 # ------------------------------------------------------------------------------ the pipeline

@@ -23,7 +23,7 @@ from .export import literal
 from .statement import Statement, header, statement
 
 PROOF_PREAMBLE = """\
-Require Import Reals Lra Psatz.
+Require Import Reals Lra Psatz Field.
 Open Scope R_scope.
 
 (* What holds of abs, max, min and exp everywhere, and their two cases. *)
@@ -39,8 +39,21 @@ Lemma min_facts : forall t a b, t = Rmin a b -> t <= a /\\ t <= b.
 Proof. intros t a b ->. split; [apply Rmin_l | apply Rmin_r]. Qed.
 Lemma min_split : forall t a b, t = Rmin a b -> (a <= b /\\ t = a) \\/ (b <= a /\\ t = b).
 Proof. intros t a b ->. destruct (Rle_or_lt a b); [left; split; [lra | apply Rmin_left; lra] | right; split; [lra | apply Rmin_right; lra]]. Qed.
-Lemma exp_facts : forall t u, t = exp u -> 0 < t.
-Proof. intros t u ->. apply exp_pos. Qed.
+Lemma exp_facts : forall t u, t = exp u -> 0 < t /\\ 1 + u <= t.
+Proof. intros t u ->. split; [apply exp_pos | apply exp_ineq1_le]. Qed.
+(* exp is increasing and exp (v + w) = exp v * exp w: the exp relations' two cases. *)
+Lemma exp_le : forall u v, u <= v -> exp u <= exp v.
+Proof. intros u v [H|H]; [left; apply exp_increasing; exact H | right; rewrite H; reflexivity]. Qed.
+Lemma exp_11 : forall t u s v, t = exp u -> s = exp v -> (u <= v /\\ t <= s) \\/ (v < u /\\ s < t).
+Proof. intros t u s v -> ->. destruct (Rle_or_lt u v) as [H|H]; [left; split; [exact H | apply exp_le; exact H] | right; split; [exact H | apply exp_increasing; exact H]]. Qed.
+Lemma exp_10 : forall t u, t = exp u -> (u <= 0 /\\ t <= 1) \\/ (0 < u /\\ 1 < t).
+Proof. intros t u H. rewrite <- exp_0. apply exp_11; [exact H | reflexivity]. Qed.
+Lemma exp_01 : forall t u, t = exp u -> (0 <= u /\\ 1 <= t) \\/ (u < 0 /\\ t < 1).
+Proof. intros t u H. rewrite <- exp_0. apply exp_11; [reflexivity | exact H]. Qed.
+Lemma exp_12 : forall t u s v r w, t = exp u -> s = exp v -> r = exp w -> (u <= v + w /\\ t <= s * r) \\/ (v + w < u /\\ s * r < t).
+Proof. intros t u s v r w H -> ->. rewrite <- exp_plus. apply exp_11; [exact H | reflexivity]. Qed.
+Lemma exp_21 : forall s v r w t u, s = exp v -> r = exp w -> t = exp u -> (v + w <= u /\\ s * r <= t) \\/ (u < v + w /\\ t < s * r).
+Proof. intros s v r w t u -> -> H. rewrite <- exp_plus. apply exp_11; [reflexivity | exact H]. Qed.
 """
 
 #: an identity with exp: every let substituted, exp of a sum or difference split, then field
@@ -83,6 +96,7 @@ def case_script(formula: Formula, boxes, trees: list, domain_text: str = "", met
         op = formula.nodes[i][0]
         if op in _FACTS:
             lines.append(f"  pose proof ({_FACTS[op]} {name}_def) as {name}_rel.")
+    lines += _quotients(formula, st)
     done = []
     for k, ((entry, relation), tree) in enumerate(zip(wanted, trees), 1):
         goal = _goal(st, formula, entry, relation)
@@ -91,6 +105,24 @@ def case_script(formula: Formula, boxes, trees: list, domain_text: str = "", met
     lines.append(f"  exact {_conclusion(formula, done)}.")
     lines += ["Qed.", ""]
     return ProofScript("\n".join(lines), proof_module(formula), st.text)
+
+
+def _quotients(formula: Formula, st: Statement) -> list[str]:
+    """Each quotient by a non-constant an unknown ``q`` with ``q * d = n``, as z3 read it when it
+    found the case tree (lra and nra see ``n * / d``, which they cannot relate to ``n``): outermost
+    first, each ``set`` in every hypothesis, ``d <> 0`` a hypothesis of the statement."""
+    lines, names = [], []
+    for i in reversed(range(len(formula.nodes))):
+        node = formula.nodes[i]
+        if node[0] != "/" or formula.nodes[node[2]][0] == "const":
+            continue
+        num, den = st.texts[node[1]], st.texts[node[2]]
+        lines += [f"  set (q{i} := {num} / {den}) in *.",
+                  f"  assert (q{i}_mul : q{i} * {den} = {num}) by (unfold q{i}; field; assumption)."]
+        if node[1] == node[2]:  # x / x: nra would need a product of three hypotheses to see it is 1
+            lines.append(f"  assert (q{i}_one : q{i} = 1) by (unfold q{i}; field; assumption).")
+        names.append(f"q{i}")
+    return lines + ([f"  clearbody {' '.join(names)}."] if names else [])
 
 
 def identity_script(formula: Formula, boxes, domain_text: str = "", method: str = "") -> ProofScript:
@@ -214,17 +246,26 @@ def _conclusion(formula: Formula, done) -> str:
     return out
 
 
-def _tactic(tree, st: Statement, resolved: tuple[str, ...] = ()) -> str:
+def _tactic(tree, st: Statement, resolved: tuple[str, ...] = (), depth: int = 0) -> str:
     """The tactic of a case tree: a destruct per split, lra or nra at each leaf.  Before nra, what
     holds of a node everywhere (``t_rel``) is cleared where the branch resolved the node: its case
-    says more, and nra's products of hypotheses grow with their square."""
+    says more, and nra's products of hypotheses grow with their square.  An exp relation's cases
+    are named by their depth in the tree (one per path)."""
     if not isinstance(tree, Split):
         if tree == "nra" and resolved:
             return f"(clear {' '.join(n + '_rel' for n in resolved)}; nra)"
         return tree
+    if tree.kind == "exp":
+        left, right = tree.node
+        lemma = f"exp_{len(left)}{len(right)}"
+        defs = " ".join(f"{st.names[i]}_def" for i in left + right)
+        blanks = " ".join("_ _" for _ in left + right)
+        pattern = f"[[exp{depth}_le exp{depth}_is]|[exp{depth}_le exp{depth}_is]]"
+        first, second = (_tactic(b, st, resolved, depth + 1) for b in tree.branches)
+        return f"destruct ({lemma} {blanks} {defs}) as {pattern}; [{first} | {second}]"
     name = st.names[tree.node]
     pattern = f"[[{name}_case {name}_is]|[{name}_case {name}_is]]"
-    first, second = (_tactic(b, st, resolved + (name,)) for b in tree.branches)
+    first, second = (_tactic(b, st, resolved + (name,), depth + 1) for b in tree.branches)
     return f"destruct ({_SPLITS[tree.kind]} {name}_def) as {pattern}; [{first} | {second}]"
 
 
