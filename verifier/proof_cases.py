@@ -375,6 +375,8 @@ def _needed_relations(enc: _Encoding, negated) -> list[tuple]:
     (each as its two branches' disjunction), abs, max and min exact and the products as
     products; [] without exps.
     Raises :class:`NoCaseTree` when they do not imply the goal, or z3 cannot tell."""
+    if not enc.relations:  # no exp: nothing made in z3's context (the tree of a polynomial claim stays as it was)
+        return []
     candidates = _decided_relations(enc)
     if not candidates:
         return []
