@@ -23,6 +23,9 @@ class ProofBudget:
     total: float = 150.0
     dps: int = 50
     boxes: int | None = 2500
+    #: a z3 proof's sum-of-squares identity beside it (up to 3 s more per proof): kept by
+    #: ``verify lock`` and ``verify prove``; ``verify lemma``, ``expr`` and ``all`` answer without it
+    certificates: bool = True
 
     def __post_init__(self):
         for name in ("per_check", "total"):

@@ -79,7 +79,7 @@ def attempt(check: Check, budget: ProofBudget, deadline: float | None = None, sh
         return ProofAttempt(ProofStatus.NOT_ATTEMPTED, where, spec, message="the total proof time was spent before this check"), None
     start = time.monotonic()
     try:
-        proof = prove(check, domain, "auto", left, budget.dps, max_boxes=box_budget(check, budget))
+        proof = prove(check, domain, "auto", left, budget.dps, max_boxes=box_budget(check, budget), certificates=budget.certificates)
     except (MethodError, BoundedDomainError) as exc:
         return ProofAttempt(ProofStatus.ERROR, where, spec, seconds=time.monotonic() - start, time_limit=left, message=str(exc)), None
     r, d = proof.result, proof.details
@@ -119,7 +119,7 @@ def proof_before_search(check: Check, config) -> CheckResult | None:
     before = _random_state()
     try:
         domain = make_proof_box(check, sizes)
-        proof = call_within(start + seconds, prove, check, domain, "smt", seconds, config.dps)
+        proof = call_within(start + seconds, prove, check, domain, "smt", seconds, config.dps, certificates=False)
     except (ProofBoxError, MethodError, BoundedDomainError, OutOfTime):
         return None  # not polynomial, not decidable by z3 in its time: the search as always
     if proof.result.verdict is not Verdict.PROVED or _random_state() != before:
@@ -175,7 +175,7 @@ def also_proved(check: Check, budget: ProofBudget, deadline: float) -> tuple[str
         if left < MIN_ATTEMPT_SECONDS:
             break
         try:
-            proof = prove(check, domain, "auto", left, budget.dps, max_boxes=box_budget(check, budget))
+            proof = prove(check, domain, "auto", left, budget.dps, max_boxes=box_budget(check, budget), certificates=budget.certificates)
         except (MethodError, BoundedDomainError):
             break
         if proof.result.verdict is not Verdict.PROVED:

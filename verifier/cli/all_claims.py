@@ -57,13 +57,14 @@ def prove_options(fn):
     @prove_boxes_option(ProofBudget.boxes)
     @functools.wraps(fn)
     def wrapper(prove_time, prove_total, prove_boxes, **kw):
-        return fn(proofs=ProofBudget(per_check=prove_time, total=prove_total, dps=kw.get("dps", ProofBudget.dps), boxes=prove_boxes), **kw)
+        return fn(proofs=ProofBudget(per_check=prove_time, total=prove_total, dps=kw.get("dps", ProofBudget.dps), boxes=prove_boxes,
+                                     certificates=False), **kw)
 
     return wrapper
 
 
 #: proofs under --quick unless --prove-time / --prove-total / --prove-boxes are given: the CI budget decides little more
-QUICK_PROOFS = ProofBudget(per_check=5.0, total=20.0, boxes=200)
+QUICK_PROOFS = ProofBudget(per_check=5.0, total=20.0, boxes=200, certificates=False)
 
 
 def _quick_proofs(proofs: ProofBudget) -> ProofBudget:
@@ -71,7 +72,7 @@ def _quick_proofs(proofs: ProofBudget) -> ProofBudget:
     given = {name for name in ("prove_time", "prove_total", "prove_boxes") if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT}
     return ProofBudget(per_check=proofs.per_check if "prove_time" in given else QUICK_PROOFS.per_check,
                        total=proofs.total if "prove_total" in given else QUICK_PROOFS.total, dps=proofs.dps,
-                       boxes=proofs.boxes if "prove_boxes" in given else QUICK_PROOFS.boxes)
+                       boxes=proofs.boxes if "prove_boxes" in given else QUICK_PROOFS.boxes, certificates=proofs.certificates)
 
 
 @main.command("all")

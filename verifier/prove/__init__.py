@@ -80,7 +80,7 @@ METHODS: tuple[str, ...] = ("auto",) + tuple(dict.fromkeys(s.name for s in STRAT
 
 
 def prove(check: Check, domain: ProofBox, method: str = "auto", time_limit: float = 60.0, dps: int = 50, executor=None,
-          max_boxes: int | None = None, near: tuple = ()) -> Proof:
+          max_boxes: int | None = None, near: tuple = (), certificates: bool = True) -> Proof:
     """Prove ``check`` on ``domain``, or refute it with a certified counterexample, or say why not.
 
     ``method``: ``auto`` or the name of one strategy (a strategy asked for alone that does not
@@ -91,6 +91,8 @@ def prove(check: Check, domain: ProofBox, method: str = "auto", time_limit: floa
     decided the same volume on every machine, unlike one stopped by ``time_limit``.  ``near``:
     points where the claim is nearly an equality (the search's near-ties, variable -> exact value),
     which strategies may verify and anchor an argument at (:class:`~.strategy.Budget`).
+    ``certificates``: False leaves out what no step of the proof needs (a z3 proof's
+    sum-of-squares identity, seconds more), for an answer at once.
     """
     if max_boxes is not None and max_boxes < 1:
         raise MethodError(f"box budget must be at least 1, got {max_boxes}")
@@ -109,7 +111,7 @@ def prove(check: Check, domain: ProofBox, method: str = "auto", time_limit: floa
         reasons = [s.applies(check, domain) for s in chosen]
         if method != "auto" and all(r is not None for r in reasons):
             raise chosen[0].refusal(check, reasons[0])
-        answer = _run(check, domain, chosen, reasons, records, start, time_limit, dps, executor, max_boxes, near)
+        answer = _run(check, domain, chosen, reasons, records, start, time_limit, dps, executor, max_boxes, near, certificates)
         if answer is not None and answer.result.verdict is Verdict.PROVED:
             answer = cover(check, domain, answer, start + time_limit, dps, WIDENING)
     except (MethodError, BoundedDomainError):
@@ -135,7 +137,7 @@ def prove(check: Check, domain: ProofBox, method: str = "auto", time_limit: floa
                                      stop=details.stop if details.stop is not None else _stop_of(answer)))
 
 
-def _run(check, domain, chosen, reasons, records, start, time_limit, dps, executor, max_boxes, near=()) -> Proof | None:
+def _run(check, domain, chosen, reasons, records, start, time_limit, dps, executor, max_boxes, near=(), certificates=True) -> Proof | None:
     """Each strategy that applies in turn, until one decides: the decisive proof, else the last
     inconclusive one, else None.  ``records`` receives every turn."""
     last = None
@@ -151,7 +153,7 @@ def _run(check, domain, chosen, reasons, records, start, time_limit, dps, execut
             continue
         began = time.monotonic()
         records.append(StrategyRecord(strategy.name, Outcome.RAISED))  # replaced below unless the claim raises
-        proof = strategy.attempt(check, domain, Budget(seconds, dps, max_boxes, executor, tuple(near)))
+        proof = strategy.attempt(check, domain, Budget(seconds, dps, max_boxes, executor, tuple(near), certificates))
         why = strategy.undecided(check, domain) if proof is None else proof.result.stop_reason
         records[-1] = StrategyRecord(strategy.name, outcome_of(proof), time.monotonic() - began, why)
         if proof is not None:

@@ -95,8 +95,9 @@ def cover(check: Check, domain: ProofBox, proof: Proof, deadline: float, dps: in
         try:
             if strategy.applies(wide_check, wide) is not None:
                 continue
-            # the strategy's own cap, where z3's resource limit decides first (the same answer on any machine)
-            widened = strategy.attempt(wide_check, wide, Budget(min(left, strategy.seconds or WIDEN_SECONDS), dps))
+            # the strategy's own cap, where z3's resource limit decides first (the same answer on any machine);
+            # no certificate beyond the proof's own: only its verdict is kept
+            widened = strategy.attempt(wide_check, wide, Budget(min(left, strategy.seconds or WIDEN_SECONDS), dps, certificates=False))
         except (NotDecidable, BoundedDomainError):
             continue
         if widened is None:

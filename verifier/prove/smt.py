@@ -117,7 +117,7 @@ def uses_roots(check: Check, domain: ProofBox) -> bool:
     return False
 
 
-def prove_smt(check: Check, domain: ProofBox, time_limit: float = 60.0, dps: int = 50) -> Proof:
+def prove_smt(check: Check, domain: ProofBox, time_limit: float = 60.0, dps: int = 50, sos: bool = True) -> Proof:
     """Decide ``check`` on ``domain`` by z3: proved, a certified counterexample, or inconclusive.
 
     A claim with square roots gets at most :data:`ROOTS_SECONDS`, then :class:`NotDecidable`
@@ -137,7 +137,7 @@ def prove_smt(check: Check, domain: ProofBox, time_limit: float = 60.0, dps: int
         if answer == "unsat":
             calls = math.prod(param.pieces)
             pieces = f" (in each of {calls} choices of chart pieces)" if calls > 1 else ""
-            certificate = smt_certificate(check, domain, found, min(SOS_AFTER_SMT_SECONDS, max(deadline - time.monotonic(), 0)))
+            certificate = smt_certificate(check, domain, found, min(SOS_AFTER_SMT_SECONDS, max(deadline - time.monotonic(), 0)) if sos else 0.0)
             also = " and a sum-of-squares identity checked exactly" if certificate.sos is not None else ""
             return Proof(
                 CheckResult(verdict=Verdict.PROVED, method="smt", seconds=time.monotonic() - start, domain=where,
@@ -294,7 +294,7 @@ class Smt(Strategy):
 
     def attempt(self, check: Check, domain: ProofBox, budget: Budget) -> Proof | None:
         try:
-            proof = prove_smt(check, domain, budget.seconds, budget.dps)
+            proof = prove_smt(check, domain, budget.seconds, budget.dps, sos=budget.certificates)
         except NotDecidable:
             return None
         return with_stop(proof, solver_stop(proof))

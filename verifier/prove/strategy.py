@@ -48,6 +48,8 @@ class Budget:
     #: points where the claim is nearly an equality (the search's near-ties), each variable -> exact
     #: value (nested lists for arrays): leads for a strategy to verify, never evidence
     near: tuple = ()
+    #: certificates beyond what the proof itself needs (a z3 proof's sum-of-squares identity)
+    certificates: bool = True
 
 
 class ProofStop(str, Enum):
