@@ -143,3 +143,20 @@ def test_forms_call_equal_only_what_is_equal(expr, perm, shifted, symmetrise, ce
         assert forms.of(expr) == forms.of(expr, renamings[0][0])
     if centre:
         assert forms.of(expr) == forms.of(expr, renamings[1][0])
+
+
+def _scaled_claim(rhs):
+    return Claim(id="hom", kind="lemma", paper="t", location="-", title="t", statement="t", dims=[Dim("n", 1, 4)],
+                 variables=[Vector("x", "n"), Vector("y", "n")],
+                 parts=[Part("main", lhs=lambda ctx, v: ctx.abs(v.x[..., 0] * v.y[..., 1] - v.x[..., 1] * v.y[..., 0]), rhs=rhs,
+                             lhs_text="l", rhs_text="r")]).checks()[0]
+
+
+def test_scaling_is_found_for_a_homogeneous_claim_and_not_asked_of_sympy_with_exp():
+    # |x1 y2 - x2 y1| <= (x1^2 + x2^2 + y1^2 + y2^2) / 2 is homogeneous of degree 2; with exp on the
+    # right it is homogeneous of no degree, and sympy's simplify of such ratios can run for minutes
+    box = (Fraction(-2), Fraction(2))
+    poly = _reduction(_scaled_claim(lambda ctx, v: (ctx.sum(v.x * v.x, -1) + ctx.sum(v.y * v.y, -1)) / 2), 2, x=box, y=box)
+    assert poly is not None and poly.scaling == 2
+    with_exp = _reduction(_scaled_claim(lambda ctx, v: ctx.exp(ctx.sum(v.x * v.x, -1)) - 1), 2, x=box, y=box)
+    assert with_exp is None or with_exp.scaling is None

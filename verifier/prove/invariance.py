@@ -137,6 +137,10 @@ def find_reduction(problem: BoxProblem) -> Reduction | None:
     return out
 
 
+#: operations at most in the margins and hypotheses whose homogeneity sympy is asked about
+MAX_SCALING_OPS = 400
+
+
 def _scaling(problem: BoxProblem, expressions) -> int | None:
     """k when every margin entry is homogeneous of degree k >= 1 and every hypothesis of some degree
     in all the coordinates, each coordinate ranging over an interval that holds 0 (a non-strict claim:
@@ -146,6 +150,11 @@ def _scaling(problem: BoxProblem, expressions) -> int | None:
     if any(not (lo <= 0 <= hi) for lo, hi in problem.root) or not any(problem.active):
         return None
     symbols, hypotheses, margins = expressions
+    functions = set().union(*(sympy.sympify(e).atoms(sympy.Function) for e in (*hypotheses, *margins)))
+    if any(not isinstance(f, (sympy.Abs, sympy.Max, sympy.Min, sympy.sign)) for f in functions):
+        return None  # exp, ln, ...: homogeneous of no degree, and sympy's simplify of the ratio can run for minutes
+    if sum(sympy.count_ops(e) for e in (*hypotheses, *margins)) > MAX_SCALING_OPS:
+        return None  # simplify's time grows fast with the expression: no scaling claimed rather than none found in time
     scale = sympy.Symbol("scale", positive=True)
     moved = {s: scale * s for s in symbols}
     for h in hypotheses:
