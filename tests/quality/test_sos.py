@@ -89,3 +89,12 @@ def test_a_tampered_certificate_is_rejected():
     assert check_certificate(bad) is not None
     bad = dict(sos, constant="1/1000")
     assert check_certificate(bad) == "the identity does not hold"
+
+
+@pytest.mark.parametrize("lhs, reason", [(lambda ctx, v: ctx.exp(v.x), "(exp)"), (lambda ctx, v: [][1], "(IndexError)")])
+def test_a_claim_with_exp_or_that_raises_is_named_not_a_sum_of_squares_problem(lhs, reason):
+    # exp is seen in the exported graph at once; a claim that raises is named, never raised through
+    claim = Claim(id="n", title="t", statement="s", dims=[], variables=[Scalar("x", lo=-1, hi=1)],
+                  parts=[Part("main", lhs=lhs, rhs=lambda ctx, v: v.x * v.x)]).checks()[0]
+    why = SumOfSquares().applies(claim, make_proof_box(claim, {}))
+    assert why is not None and reason in why, why
