@@ -386,17 +386,16 @@ def _needed_relations(enc: _Encoding, negated) -> list[tuple]:
     for i, node in enumerate(enc.formula.nodes):  # abs, max and min exactly: each is one of its two cases
         if node[0] in PIECEWISE:
             solver.add(z3.Or(z3.And(enc.case(i, True)), z3.And(enc.case(i, False))))
-    tracked = {}
-    for k, r in enumerate(candidates):
-        lit = tracked[str(k)] = z3.Bool(f"relation_{k}", enc.ctx)
+    tracked = [z3.Bool(f"relation_{k}", enc.ctx) for k in range(len(candidates))]
+    for lit, r in zip(tracked, candidates):
         solver.add(z3.Implies(lit, z3.Or(z3.And(enc.case(r, True)), z3.And(enc.case(r, False)))))
-    answer = solver.check(*[tracked[str(k)] for k in range(len(candidates))])
+    answer = solver.check(*tracked)
     if answer == z3.sat:
         raise NoCaseTree("exp's order, product and tangent relations do not imply the goal")
     if answer == z3.unknown:
         raise NoCaseTree(f"z3 could not decide the goal with exp's relations ({solver.reason_unknown()})")
     core = {str(c) for c in solver.unsat_core()}
-    return [r for k, r in enumerate(candidates) if f"relation_{k}" in core]
+    return [r for lit, r in zip(tracked, candidates) if str(lit) in core]
 
 
 def _decided_relations(enc: _Encoding) -> list[tuple]:
